@@ -1,0 +1,56 @@
+// The shapes that cross from the crossmap engine to its callers (pipeline, server, benchmarks).
+
+/** A source record: field name to value. Integers beyond 2^53 arrive as `bigint`. */
+export type SourceRecord = Record<string, unknown>;
+
+/** A target record under construction or produced. */
+export type TargetRecord = Record<string, unknown>;
+
+/** Where a record came from, as its reader knows it: a 1-based line number, an array index, or a label. */
+export type Position = number | string;
+
+/**
+ * Stable issue codes. `error`: the field was left out. `warning`: the field was written but something was
+ * lost or assumed on the way (named in the message).
+ */
+export type IssueCode =
+  | "invalid_value"
+  | "invalid_date"
+  | "unmapped_value"
+  | "missing_required"
+  | "missing_value"
+  | "precision_reduced"
+  | "concept_not_found"
+  | "target_conflict"
+  | "transform_error"
+  | (string & {});
+
+export interface MappingIssue {
+  /** The record's position, when the caller gave one. */
+  record?: Position;
+  /** The field_map key that produced the issue, e.g. "person.gender_concept_id". */
+  field: string;
+  /** The target path, e.g. "Patient.gender". */
+  target: string;
+  code: IssueCode;
+  severity: "error" | "warning";
+  message: string;
+  /** The offending input value, when there was one. */
+  value?: unknown;
+}
+
+export interface MapResult {
+  value: TargetRecord;
+  /** Empty (and shared) when nothing went wrong; never null. */
+  issues: readonly MappingIssue[];
+}
+
+/** A compiled source entity -> target entity mapping: a chain of closures, nothing resolved per record. */
+export interface RecordMapper {
+  readonly source: string;
+  readonly target: string;
+  readonly sourceEntity: string;
+  readonly targetEntity: string;
+  /** Maps one record. Never throws for bad values; those become issues. */
+  map(record: SourceRecord, position?: Position): MapResult;
+}
