@@ -2,10 +2,13 @@
 import { Command, CommanderError } from "commander";
 import { AppError } from "../errors.js";
 import { version } from "../version.js";
+import { registerCheck } from "./check.js";
+import { registerList } from "./list.js";
+import { registerReport } from "./report.js";
 
 export type CommandRegistrar = (program: Command) => void;
 
-const registrars: CommandRegistrar[] = [];
+const registrars: CommandRegistrar[] = [registerCheck, registerList, registerReport];
 
 export function buildProgram(): Command {
   const program = new Command("crossmap")
