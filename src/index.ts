@@ -6,7 +6,14 @@ export { type LoadOptions, loadCrossmapFile, parseCrossmap } from "./crossmap/lo
 export { type MappingReport, mappingReport } from "./crossmap/report.js";
 export type { CrossmapDocument } from "./crossmap/schema.js";
 export { loadStandard, type StandardDefinition } from "./crossmap/standards.js";
-export type { MappingIssue, MapResult, Position, RecordMapper, SourceRecord, TargetRecord } from "./crossmap/types.js";
+export type {
+  MappingIssue,
+  MapResult,
+  Position,
+  RecordMapper,
+  SourceRecord,
+  TargetRecord,
+} from "./crossmap/types.js";
 export { AppError, formatProblem, type Problem } from "./errors.js";
 export { builtinTransforms } from "./transforms/builtins.js";
 export { loadTransformModule, simpleTransform } from "./transforms/custom.js";
