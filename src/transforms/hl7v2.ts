@@ -1,10 +1,14 @@
-// hl7v2_field: reads an HL7 v2 field (ER7 text with the standard ^ & ~ delimiters, or already split into
-// components) and renders it by its data type: ST/NM/DT/TS/CX/XPN/XAD/XTN/CWE (CE, CNE).
+// hl7v2_field: reads an HL7 v2 field (ER7 text with the standard ^ & ~ delimiters, a component array, or a
+// value the ER7 reader already split with the message's own delimiters) and renders it by its data type:
+// ST/NM/DT/TS/CX/XPN/XAD/XTN/CWE (CE, CNE), NM + units as a Quantity.
 import { z } from "zod";
+import type { Getter } from "../crossmap/paths.js";
+import type { SourceRecord } from "../crossmap/types.js";
 import { toFloat } from "./casts.js";
 import { compileDateConverter } from "./date-convert.js";
 import { describeValue } from "./describe.js";
-import { degrade, fail, type TransformDefinition } from "./types.js";
+import { er7Split, isEr7Record } from "./hl7v2-value.js";
+import { degrade, fail, type TransformDefinition, Unmappable } from "./types.js";
 
 /** Components, each a list of subcomponents, unescaped. */
 type Components = string[][];
@@ -19,8 +23,14 @@ export function unescapeHl7(s: string): string {
   });
 }
 
-/** Repetitions of a field value; each repetition as components of subcomponents. */
-export function splitField(v: unknown): Components[] | undefined {
+/**
+ * Repetitions of a field value; each repetition as components of subcomponents. A string from an ER7
+ * reader record is one already-unescaped leaf: splitting it again would break "O\\S\\BRIEN" (now "O^BRIEN").
+ */
+export function splitField(v: unknown, record?: SourceRecord): Components[] | undefined {
+  const split = er7Split(v);
+  if (split) return split;
+  if (typeof v === "string" && record !== undefined && isEr7Record(record)) return [[[v]]];
   if (typeof v === "string") {
     return v.split("~").map((rep) => rep.split("^").map((c) => c.split("&").map(unescapeHl7)));
   }
@@ -38,7 +48,14 @@ export function splitField(v: unknown): Components[] | undefined {
   return undefined;
 }
 
-const at = (c: Components, comp: number, sub = 1): string => c[comp - 1]?.[sub - 1] ?? "";
+// Senders pad values ("Ann Arbor "); FHIR strings must not be blank, and padding carries no meaning.
+const at = (c: Components, comp: number, sub = 1): string => c[comp - 1]?.[sub - 1]?.trim() ?? "";
+/** A component's subcomponents joined by spaces: SAD "1000&Hospital Lane" is one address line. */
+const joined = (c: Components, comp: number): string =>
+  (c[comp - 1] ?? [])
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .join(" ");
 const nonEmpty = <T extends Record<string, unknown>>(o: T): T | undefined => {
   for (const k of Object.keys(o)) {
     const x = o[k];
@@ -92,22 +109,74 @@ const config = z
     component: z.number().int().min(1).optional(),
     subcomponent: z.number().int().min(1).optional(),
     repetition: z.union([z.number().int().min(1), z.literal("all")]).optional(),
-    /** Coding-system names (HL7 table 0396, e.g. LN, SCT, I10) -> FHIR system URIs, for CWE/CE/CNE. */
+    /**
+     * Coding-system names (HL7 table 0396, e.g. LN, SCT, I10) -> FHIR system URIs, for CWE/CE/CNE and the
+     * units of a Quantity. A key ending in `*` matches by prefix and the rest replaces `*` in the URI
+     * (`HL7*: http://terminology.hl7.org/CodeSystem/v2-*` turns HL70203 into .../v2-0203).
+     */
     systems: z.record(z.string(), z.string()).optional(),
-    type: z.enum(["date", "dateTime"]).optional(),
+    /** NM only: the field holding the units (a CWE such as `mg^milligram^UCUM`); the result is a Quantity. */
+    unit_field: z.string().min(1).optional(),
+    /** Render only when another field (e.g. OBX.2, the value type) holds one of these values. */
+    when: z
+      .object({ field: z.string().min(1), in: z.array(z.string()).min(1) })
+      .strict()
+      .optional(),
+    type: z.enum(["date", "dateTime", "instant"]).optional(),
+    /** CWE/CE/CNE: the system of a coding whose coding-system name (component 3 or 6) is empty. */
+    default_system: z.string().min(1).optional(),
     assume_timezone: z.string().min(1).optional(),
   })
   .strict();
 type Config = z.infer<typeof config>;
 
-type Render = (c: Components) => unknown;
+type Render = (c: Components, record: SourceRecord) => unknown;
 
-function renderer(cfg: Config): Render {
+/** Coding-system name -> URI, exact keys first, then `prefix*` keys. */
+function systemResolver(systems: Record<string, string> = {}): (name: string) => string | undefined {
+  const exact = new Map<string, string>();
+  const prefixes: [string, string][] = [];
+  for (const [k, v] of Object.entries(systems)) {
+    if (k.endsWith("*")) prefixes.push([k.slice(0, -1), v]);
+    else exact.set(k, v);
+  }
+  return (name) => {
+    const hit = exact.get(name);
+    if (hit !== undefined) return hit;
+    for (const [p, uri] of prefixes) {
+      if (name.length > p.length && name.startsWith(p)) return uri.replace("*", name.slice(p.length));
+    }
+    return undefined;
+  };
+}
+
+function quantity(cfg: Config, unitField: Getter, system: (n: string) => string | undefined): Render {
+  const comp = cfg.component ?? 1;
+  const sub = cfg.subcomponent ?? 1;
+  return (c, record) => {
+    const value = toFloat(at(c, comp, sub));
+    if (value === undefined)
+      return fail("invalid_value", `${describeValue(at(c, comp, sub))} is not a number`);
+    const u = splitField(unitField(record), record)?.[0];
+    if (!u) return { value };
+    const code = at(u, 1);
+    const uri = at(u, 3) ? system(at(u, 3)) : undefined;
+    return nonEmpty({
+      value,
+      unit: at(u, 2) || code,
+      system: uri && code ? uri : undefined,
+      code: uri ? code : undefined,
+    });
+  };
+}
+
+function renderer(cfg: Config, unitField: Getter | undefined): Render {
   const comp = cfg.component ?? 1;
   const sub = cfg.subcomponent ?? 1;
   switch (cfg.format) {
     case "NM":
     case "SI":
+      if (unitField) return quantity(cfg, unitField, systemResolver(cfg.systems));
       return (c) => {
         const n = toFloat(at(c, comp, sub));
         return n === undefined
@@ -153,7 +222,7 @@ function renderer(cfg: Config): Render {
         nonEmpty({
           use: ADDRESS_USE[at(c, 7)],
           type: at(c, 7) === "M" ? "postal" : undefined,
-          line: list(at(c, 1), at(c, 2)),
+          line: list(joined(c, 1), joined(c, 2)),
           city: at(c, 3),
           state: at(c, 4),
           postalCode: at(c, 5),
@@ -174,7 +243,7 @@ function renderer(cfg: Config): Render {
     case "CWE":
     case "CE":
     case "CNE": {
-      const systems = cfg.systems ?? {};
+      const systemOf = systemResolver(cfg.systems);
       return (c) => {
         const codings: Record<string, string>[] = [];
         const unknown: string[] = [];
@@ -183,7 +252,7 @@ function renderer(cfg: Config): Render {
           [at(c, 4), at(c, 5), at(c, 6)],
         ] as const) {
           if (!code) continue;
-          const system = name ? systems[name] : undefined;
+          const system = name ? systemOf(name) : cfg.default_system;
           if (name && !system) unknown.push(name);
           const coding = nonEmpty({ system, code, display }) as Record<string, string>;
           codings.push(coding);
@@ -205,21 +274,39 @@ function renderer(cfg: Config): Render {
   }
 }
 
+/** Every repetition rendered; a repetition that could not be converted is left out (or kept degraded) and named. */
+function renderAll(reps: Components[], render: Render, record: SourceRecord): unknown {
+  const out: unknown[] = [];
+  const problems: Unmappable[] = [];
+  reps.forEach((r, i) => {
+    let x = render(r, record);
+    if (x instanceof Unmappable) {
+      problems.push(new Unmappable(x.code, `repetition ${i + 1}: ${x.message}`, x.fallback));
+      x = x.fallback;
+    }
+    if (x !== undefined && x !== "") out.push(x);
+  });
+  if (problems.length === 0) return out.length > 0 ? out : undefined;
+  const message = problems.map((p) => p.message).join("; ");
+  const code = (problems[0] as Unmappable).code;
+  return out.length > 0 ? degrade(out, code, message) : fail(code, message);
+}
+
 export const hl7v2Field: TransformDefinition<Config> = {
   config,
   description: "An HL7 v2 field rendered by data type (ST, NM, DT/DTM/TS, CX, XPN, XAD, XTN, CWE/CE/CNE).",
-  create: (cfg) => {
-    const render = renderer(cfg);
+  create: (cfg, ctx) => {
+    const render = renderer(cfg, cfg.unit_field ? ctx.compileSourcePath(cfg.unit_field) : undefined);
     const rep = cfg.repetition ?? 1;
-    return (v) => {
-      const reps = splitField(v);
+    const whenField = cfg.when ? ctx.compileSourcePath(cfg.when.field) : undefined;
+    const whenValues = new Set(cfg.when?.in ?? []);
+    return (v, record) => {
+      if (whenField && !whenValues.has(String(whenField(record) ?? ""))) return undefined;
+      const reps = splitField(v, record);
       if (!reps) return fail("invalid_value", `${describeValue(v)} is not an HL7 v2 field value`);
-      if (rep === "all") {
-        const out = reps.map(render).filter((x) => x !== undefined && x !== "");
-        return out.length > 0 ? out : undefined;
-      }
+      if (rep === "all") return renderAll(reps, render, record);
       const r = reps[rep - 1];
-      return r === undefined ? undefined : render(r);
+      return r === undefined ? undefined : render(r, record);
     };
   },
 };

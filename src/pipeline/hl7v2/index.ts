@@ -1,0 +1,92 @@
+// The ER7 reader as a library: messages in (text or a stream), one FHIR Bundle per message out, plus a
+// run summary with malformed messages and unmapped segment types. `crossmap map --format hl7v2` uses it.
+import type { Crossmap } from "../../crossmap/crossmap.js";
+import { type BundleType, type MessageResult, messageToBundle } from "./bundle.js";
+import { type Hl7Message, type MalformedMessage, parseMessage } from "./message.js";
+import { fieldNames } from "./names.js";
+import { type RawMessage, splitMessages, streamMessages } from "./split.js";
+
+export { type BundleType, type MessageResult, messageToBundle } from "./bundle.js";
+export { compileUnescape, DEFAULT_DELIMITERS, type Delimiters, readDelimiters } from "./delimiters.js";
+export { type Hl7Message, type MalformedMessage, parseMessage, type SegmentContext } from "./message.js";
+export { fieldNames } from "./names.js";
+export { type RawMessage, splitMessages, streamMessages } from "./split.js";
+
+export interface ConvertOptions {
+  /** Named in malformed-message reports and record positions. */
+  file?: string;
+  bundle?: BundleType;
+}
+
+export type ConvertResult =
+  | ({ ok: true; message: Hl7Message } & MessageResult)
+  | { ok: false; malformed: MalformedMessage };
+
+/** Parses and maps one raw message; never throws for bad input. */
+export function convertMessage(
+  raw: RawMessage,
+  crossmap: Crossmap,
+  options: ConvertOptions = {},
+): ConvertResult {
+  const parsed = parseMessage(raw, {
+    names: fieldNames(),
+    mapped: (t) => crossmap.hasEntity(t),
+    ...(options.file !== undefined ? { file: options.file } : {}),
+  });
+  if (!("segments" in parsed)) return { ok: false, malformed: parsed };
+  return { ok: true, message: parsed, ...messageToBundle(parsed, crossmap, options.bundle) };
+}
+
+export function* convertText(
+  text: string,
+  crossmap: Crossmap,
+  options: ConvertOptions = {},
+): Generator<ConvertResult> {
+  for (const raw of splitMessages(text)) yield convertMessage(raw, crossmap, options);
+}
+
+export async function* convertStream(
+  input: AsyncIterable<string | Uint8Array>,
+  crossmap: Crossmap,
+  options: ConvertOptions = {},
+): AsyncGenerator<ConvertResult> {
+  for await (const raw of streamMessages(input)) yield convertMessage(raw, crossmap, options);
+}
+
+/** Totals of a run, for the run summary: what was read, written, reported and left unmapped. */
+export class Hl7v2Summary {
+  messages = 0;
+  bundles = 0;
+  resources = 0;
+  issues = 0;
+  readonly incomplete: MessageResult["incomplete"] = [];
+  readonly malformed: MalformedMessage[] = [];
+  readonly unmappedSegments = new Map<string, number>();
+
+  add(r: ConvertResult): void {
+    this.messages++;
+    if (!r.ok) {
+      this.malformed.push(r.malformed);
+      return;
+    }
+    this.bundles++;
+    this.resources += r.resources.length;
+    this.issues += r.issues.length;
+    for (const i of r.incomplete) this.incomplete.push(i);
+    for (const [t, n] of r.unmapped) this.unmappedSegments.set(t, (this.unmappedSegments.get(t) ?? 0) + n);
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      messages: this.messages,
+      bundles: this.bundles,
+      resources: this.resources,
+      issues: this.issues,
+      incomplete_resources: this.incomplete,
+      malformed_messages: this.malformed,
+      unmapped_segments: Object.fromEntries(
+        [...this.unmappedSegments].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)),
+      ),
+    };
+  }
+}
