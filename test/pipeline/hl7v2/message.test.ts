@@ -1,0 +1,173 @@
+import { describe, expect, it } from "vitest";
+import { type Hl7Message, type MalformedMessage, parseMessage } from "../../../src/pipeline/hl7v2/message.js";
+import { fieldNames } from "../../../src/pipeline/hl7v2/names.js";
+import { splitMessages } from "../../../src/pipeline/hl7v2/split.js";
+import { er7Split } from "../../../src/transforms/hl7v2-value.js";
+
+const parseAll = (text: string, mapped?: (t: string) => boolean) =>
+  [...splitMessages(text)].map((raw) =>
+    parseMessage(raw, { file: "in.hl7", names: fieldNames(), ...(mapped ? { mapped } : {}) }),
+  );
+const one = (text: string) => parseAll(text)[0] as Hl7Message;
+/** A record as JSON shows it: fields and aliases, without the context. */
+const fields = (r: object) => {
+  const { $ctx: _, ...rest } = JSON.parse(JSON.stringify(r)) as Record<string, unknown>;
+  return rest;
+};
+
+const MSH = "MSH|^~\\&|APP|FAC^1.2.3^ISO|||20240101120000+0100||ORU^R01^ORU_R01|MSG1|P|2.5.1";
+
+describe("segment records", () => {
+  const m = one(
+    `${MSH}\rPID|1||123^^^HOSP^MR~456^^^SSA^SS||O\\S\\BRIEN&VAN^PAT||19610615|M|||1 MAIN ST^^TOWN||""|\rOBX|1|NM|1-8^X^LN||7.5|mg|`,
+  );
+  it("keys fields by position and v2.5.1 name, plain for single values", () => {
+    const pid = m.segments[1] as Record<string, unknown>;
+    expect(pid["1"]).toBe("1");
+    expect(pid.set_id).toBe("1");
+    expect(pid["8"]).toBe("M");
+    expect(pid.administrative_sex).toBe("M");
+    expect(pid["7"]).toBe("19610615");
+  });
+  it("splits components and subcomponents and unescapes each leaf; a component without subcomponents is a string", () => {
+    expect(fields(m.segments[1] as object)).toEqual({
+      "1": "1",
+      set_id: "1",
+      "3": { "1": "123", "4": "HOSP", "5": "MR" },
+      "3$2": { "1": "456", "4": "SSA", "5": "SS" },
+      patient_identifier_list: { "1": "123", "4": "HOSP", "5": "MR" },
+      "5": { "1": { "1": "O^BRIEN", "2": "VAN" }, "2": "PAT" },
+      patient_name: { "1": { "1": "O^BRIEN", "2": "VAN" }, "2": "PAT" },
+      "7": "19610615",
+      date_time_of_birth: "19610615",
+      "8": "M",
+      administrative_sex: "M",
+      "11": { "1": "1 MAIN ST", "3": "TOWN" },
+      patient_address: { "1": "1 MAIN ST", "3": "TOWN" },
+    });
+  });
+  it("keeps the full split (every repetition) for hl7v2_field", () => {
+    const pid = m.segments[1] as Record<string, unknown>;
+    expect(er7Split(pid["3"])).toEqual([
+      [["123"], [""], [""], ["HOSP"], ["MR"]],
+      [["456"], [""], [""], ["SSA"], ["SS"]],
+    ]);
+    expect(er7Split(pid["5"])).toEqual([[["O^BRIEN", "VAN"], ["PAT"]]]);
+  });
+  it("makes composite fields nodes even with one value, so OBX.6.1 works on a bare unit", () => {
+    const obx = m.segments[2] as Record<string, unknown>;
+    expect(fields(obx)).toMatchObject({ "2": "NM", "5": "7.5", "6": { "1": "mg" } });
+  });
+  it("numbers MSH fields from MSH-1, the field separator", () => {
+    expect(fields(m.segments[0] as object)).toMatchObject({
+      "1": "|",
+      "2": "^~\\&",
+      "3": { "1": "APP" },
+      "4": { "1": "FAC", "2": "1.2.3", "3": "ISO" },
+      "9": { "1": "ORU", "2": "R01", "3": "ORU_R01" },
+      message_type: { "1": "ORU", "2": "R01", "3": "ORU_R01" },
+      "10": "MSG1",
+    });
+  });
+  it("reads a message with its own delimiters and the five-character MSH-2", () => {
+    const c = one("MSH*:!/%#*APP\rPID*1**A:B!C:D**X/S/Y%Z/P/");
+    expect(c.delimiters).toEqual({
+      field: "*",
+      component: ":",
+      repetition: "!",
+      escape: "/",
+      subcomponent: "%",
+      truncation: "#",
+    });
+    expect(fields(c.segments[1] as object)).toMatchObject({
+      "3": { "1": "A", "2": "B" },
+      "3$2": { "1": "C", "2": "D" },
+      "5": { "1": { "1": "X:Y", "2": "Z#" } },
+    });
+  });
+  it('reads HL7\'s explicit null "" as absent', () => {
+    expect("13" in (m.segments[1] as object)).toBe(false);
+  });
+});
+
+describe("message context", () => {
+  const text = `${MSH}\rPID|1||1\rPV1|1|I\rORC|RE\rOBR|1\rOBX|1\rOBX|2\rORC|RE\rRXA|0|1|20240101\rOBX|1\r`;
+  const m = one(text);
+  const ctx = (i: number) => m.segments[i]?.$ctx;
+  it("gives every segment a deterministic UUID, the same whatever the line ends", () => {
+    const again = one(text.replaceAll("\r", "\r\n"));
+    expect(m.segments.map((s) => s.$ctx.id)).toEqual(again.segments.map((s) => s.$ctx.id));
+    expect(m.id).toBe(again.id);
+    expect(new Set(m.segments.map((s) => s.$ctx.id)).size).toBe(10);
+    expect(ctx(1)?.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{6}000002$/);
+    expect(ctx(1)?.fullUrl).toBe(`urn:uuid:${ctx(1)?.id}`);
+    expect(ctx(1)?.position).toBe("in.hl7#1/2 PID");
+  });
+  it("points each segment at the message's PID and PV1 and at its order group", () => {
+    expect(ctx(1)?.ref).toEqual({});
+    expect(ctx(2)?.ref).toEqual({ PID: ctx(1)?.fullUrl });
+    expect(ctx(5)?.ref).toEqual({
+      PID: ctx(1)?.fullUrl,
+      PV1: ctx(2)?.fullUrl,
+      ORC: ctx(3)?.fullUrl,
+      OBR: ctx(4)?.fullUrl,
+      parent: ctx(4)?.fullUrl,
+    });
+    expect(ctx(9)?.ref).toEqual({
+      PID: ctx(1)?.fullUrl,
+      PV1: ctx(2)?.fullUrl,
+      ORC: ctx(7)?.fullUrl,
+      RXA: ctx(8)?.fullUrl,
+      parent: ctx(8)?.fullUrl,
+    });
+    expect(ctx(4)?.children).toEqual({
+      OBX: [{ reference: ctx(5)?.fullUrl }, { reference: ctx(6)?.fullUrl }],
+    });
+  });
+  it("refers only to segment types that become resources", () => {
+    const only = parseAll(text, (t) => t === "OBX")[0] as Hl7Message;
+    expect(only.segments[4]?.$ctx.ref).toEqual({});
+    expect(only.segments[3]?.$ctx.children).toEqual({});
+  });
+  it("exposes the MSH record to every segment, without making records circular in JSON", () => {
+    const c = ctx(5) as unknown as { msh: Record<string, { [k: string]: string }> };
+    expect(c.msh["9"]?.["2"]).toBe("R01");
+    expect(() => JSON.stringify(m.segments)).not.toThrow();
+  });
+});
+
+describe("malformed messages", () => {
+  it("are reported with file, message index, segment and line, and do not stop the others", () => {
+    const out = parseAll(`${MSH}\rPID|1\r${MSH}\rPID|1\rbad segment\rOBX|1\rMSH|^~|X\r${MSH}\rP1D|1`);
+    expect(out.map((m) => ("segments" in m ? "ok" : m))).toEqual([
+      "ok",
+      {
+        file: "in.hl7",
+        index: 2,
+        segment: 3,
+        segmentType: "bad",
+        line: 5,
+        message: '"bad segment" is not a segment: expected a 3-character id and "|"',
+      },
+      {
+        file: "in.hl7",
+        index: 3,
+        segment: 1,
+        segmentType: "MSH",
+        line: 7,
+        message: 'encoding characters (MSH-2) "^~" must be 4 or 5 characters, e.g. ^~\\&',
+      },
+      "ok",
+    ] satisfies (string | MalformedMessage)[]);
+  });
+  it("reports segments before any MSH", () => {
+    expect(parseAll(`PID|1\r${MSH}`)[0]).toEqual({
+      file: "in.hl7",
+      index: 1,
+      segment: 1,
+      segmentType: "PID",
+      line: 1,
+      message: 'message does not start with MSH but with "PID|1"',
+    });
+  });
+});
