@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { splitField, unescapeHl7 } from "../../src/transforms/hl7v2.js";
+import { ER7, fieldValue } from "../../src/transforms/hl7v2-value.js";
 import { codes, transformer } from "../helpers.js";
 
 describe("HL7 v2 field text", () => {
@@ -86,5 +87,103 @@ describe("hl7v2_field", () => {
       out: undefined,
       issues: [],
     });
+  });
+});
+
+describe("hl7v2_field on records of the ER7 reader", () => {
+  const er7 = { [ER7]: true };
+  it("takes a reader's plain string as one unescaped value, never splitting it again", () => {
+    const t = transformer("hl7v2_field", { format: "XPN" });
+    expect(t("O^BRIEN", er7).out).toEqual({ family: "O^BRIEN" });
+    expect(t("O^BRIEN").out).toEqual({ family: "O", given: ["BRIEN"] });
+  });
+  it("takes the reader's split of every repetition from a node", () => {
+    const node = fieldValue([
+      [["123"], [""], [""], ["HOSP", "1.2.3", "ISO"], ["MR"]],
+      [["9"], [""], [""], ["SSA"], ["SS"]],
+    ]);
+    expect(transformer("hl7v2_field", { format: "CX", repetition: "all" })(node, er7).out).toEqual([
+      {
+        type: { coding: [{ system: "http://terminology.hl7.org/CodeSystem/v2-0203", code: "MR" }] },
+        system: "urn:oid:1.2.3",
+        value: "123",
+        assigner: { display: "HOSP" },
+      },
+      {
+        type: { coding: [{ system: "http://terminology.hl7.org/CodeSystem/v2-0203", code: "SS" }] },
+        value: "9",
+        assigner: { display: "SSA" },
+      },
+    ]);
+  });
+});
+
+describe("hl7v2_field extensions", () => {
+  const systems = {
+    UCUM: "http://unitsofmeasure.org",
+    LN: "http://loinc.org",
+    "HL7*": "http://terminology.hl7.org/CodeSystem/v2-*",
+  };
+  it("NM with unit_field gives a Quantity, with a UCUM code only when the units name their system", () => {
+    const t = transformer("hl7v2_field", { format: "NM", unit_field: "units", systems });
+    expect(t("0.5", { units: "mL^milliliter^UCUM" }).out).toEqual({
+      value: 0.5,
+      unit: "milliliter",
+      system: "http://unitsofmeasure.org",
+      code: "mL",
+    });
+    expect(t("72", { units: "%" }).out).toEqual({ value: 72, unit: "%" });
+    expect(t("72", {}).out).toEqual({ value: 72 });
+    expect(codes(t("n/a", { units: "%" }))).toEqual(["invalid_value"]);
+  });
+  it("when renders only if another field holds one of the listed values", () => {
+    const t = transformer("hl7v2_field", { format: "ST", when: { field: "type", in: ["ST", "TX"] } });
+    expect(t("hello", { type: "TX" }).out).toBe("hello");
+    expect(t("hello", { type: "NM" })).toEqual({ out: undefined, issues: [] });
+    expect(t("hello", {})).toEqual({ out: undefined, issues: [] });
+  });
+  it("systems keys ending in * match by prefix: HL70078 -> .../v2-0078", () => {
+    const t = transformer("hl7v2_field", { format: "CWE", systems });
+    expect(t("H^High^HL70078").out).toEqual({
+      coding: [{ system: "http://terminology.hl7.org/CodeSystem/v2-0078", code: "H", display: "High" }],
+    });
+    expect(codes(t("H^High^HL7"))).toEqual(["unmapped_value"]);
+  });
+  it("default_system names the system of codings sent without one", () => {
+    const t = transformer("hl7v2_field", {
+      format: "CWE",
+      default_system: "http://terminology.hl7.org/CodeSystem/v2-0002",
+    });
+    expect(t("M^Married").out).toEqual({
+      coding: [{ system: "http://terminology.hl7.org/CodeSystem/v2-0002", code: "M", display: "Married" }],
+    });
+  });
+  it("TS as an instant needs seconds and an offset", () => {
+    const t = transformer("hl7v2_field", { format: "TS", type: "instant" });
+    expect(t("20141006092900+0700").out).toBe("2014-10-06T09:29:00+07:00");
+    expect(codes(t("200801311600+0215"))).toEqual(["invalid_date"]);
+  });
+  it("TS keeps the sender's offset and, without one, keeps only the date with a warning", () => {
+    const t = transformer("hl7v2_field", { format: "TS" });
+    expect(t("20290801070624+0115").out).toBe("2029-08-01T07:06:24+01:15");
+    const r = t("20070725111624");
+    expect(r.out).toBe("2007-07-25");
+    expect(r.issues[0]).toMatchObject({ code: "precision_reduced", severity: "warning" });
+  });
+  it("XAD joins the subcomponents of a street address and trims padding", () => {
+    expect(
+      transformer("hl7v2_field", { format: "XAD" })("1000&Hospital Lane^Ste. 123^Ann Arbor ^MI").out,
+    ).toEqual({
+      line: ["1000 Hospital Lane", "Ste. 123"],
+      city: "Ann Arbor",
+      state: "MI",
+    });
+  });
+  it("repetition all keeps the repetitions it could convert and names the ones it could not", () => {
+    const r = transformer("hl7v2_field", { format: "NM", repetition: "all" })("1~x~3");
+    expect(r.out).toEqual([1, 3]);
+    expect(r.issues).toMatchObject([
+      { code: "invalid_value", severity: "warning", message: 'repetition 2: "x" is not a number' },
+    ]);
   });
 });

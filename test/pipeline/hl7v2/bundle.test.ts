@@ -1,0 +1,155 @@
+// One hand-written ADT^A01 with its own delimiters (* : ! / %) and escapes, through the built-in crossmap,
+// compared whole: the transaction Bundle, its ids, fullUrls and references, issues and unmapped segments.
+import { beforeAll, describe, expect, it } from "vitest";
+import { findBuiltinCrossmap } from "../../../src/crossmap/catalog.js";
+import type { Crossmap } from "../../../src/crossmap/crossmap.js";
+import { loadCrossmapFile } from "../../../src/crossmap/load.js";
+import { type ConvertResult, convertText } from "../../../src/pipeline/hl7v2/index.js";
+import { fhirProblems } from "../../support/fhir.js";
+
+const pv1 = (fields: Record<number, string>) => {
+  const parts = ["PV1"];
+  for (const [n, v] of Object.entries(fields)) parts[Number(n)] = v;
+  return Array.from(parts, (p) => p ?? "").join("*");
+};
+const MESSAGE = [
+  "MSH*:!/%*APP*FAC***20240102083000-0500**ADT:A01*C1*P*2.5.1",
+  "EVN*A01",
+  "PID*1**7:::HOSP%2.16.840.1.113883.19%ISO:MR**O/S/BRIEN:PAT/T/SUE**19800304*F***1 Elm/F/St::Town:NC:27401",
+  pv1({ 1: "1", 2: "E", 19: "V9", 44: "20240102080000-0500" }),
+  "DG1*1**I10.9:Hypertension:I10**20240102*F",
+  "AL1*1*DA*70618:Penicillin:RXNORM*SV*hives!rash",
+  "ZZZ*custom",
+].join("\r");
+
+// sha1 of the segments joined by CR: pinned, so a change to the id derivation is a visible change.
+const ID = "d6041dd5-08b1-55fa-bdfa-23fae7";
+const url = (n: number) => `urn:uuid:${ID}${n.toString(16).padStart(6, "0")}`;
+const id = (n: number) => `${ID}${n.toString(16).padStart(6, "0")}`;
+
+let result: ConvertResult;
+beforeAll(async () => {
+  const crossmap: Crossmap = await loadCrossmapFile(
+    findBuiltinCrossmap("hl7v2_2.5.1", "fhir_r4")?.path ?? "",
+  );
+  [result] = [...convertText(MESSAGE, crossmap, { file: "a01.hl7", bundle: "transaction" })] as [
+    ConvertResult,
+  ];
+});
+
+describe("an ADT^A01 with custom delimiters as a transaction Bundle", () => {
+  it("is mapped whole, with PUTs to the deterministic ids", () => {
+    if (!result.ok) throw new Error("malformed");
+    expect(result.bundle).toEqual({
+      resourceType: "Bundle",
+      id: id(0),
+      type: "transaction",
+      entry: [
+        {
+          fullUrl: url(3),
+          resource: {
+            resourceType: "Patient",
+            id: id(3),
+            identifier: [
+              {
+                type: { coding: [{ system: "http://terminology.hl7.org/CodeSystem/v2-0203", code: "MR" }] },
+                system: "urn:oid:2.16.840.1.113883.19",
+                value: "7",
+                assigner: { display: "HOSP" },
+              },
+            ],
+            name: [{ family: "O:BRIEN", given: ["PAT%SUE"] }],
+            birthDate: "1980-03-04",
+            gender: "female",
+            address: [{ line: ["1 Elm*St"], city: "Town", state: "NC", postalCode: "27401" }],
+          },
+          request: { method: "PUT", url: `Patient/${id(3)}` },
+        },
+        {
+          fullUrl: url(4),
+          resource: {
+            resourceType: "Encounter",
+            id: id(4),
+            status: "in-progress",
+            class: {
+              system: "http://terminology.hl7.org/CodeSystem/v3-ActCode",
+              code: "EMER",
+              display: "emergency",
+            },
+            subject: { reference: url(3) },
+            identifier: [{ value: "V9" }],
+            period: { start: "2024-01-02T08:00:00-05:00" },
+          },
+          request: { method: "PUT", url: `Encounter/${id(4)}` },
+        },
+        {
+          fullUrl: url(5),
+          resource: {
+            resourceType: "Condition",
+            category: [
+              {
+                coding: [
+                  {
+                    system: "http://terminology.hl7.org/CodeSystem/condition-category",
+                    code: "encounter-diagnosis",
+                  },
+                ],
+              },
+            ],
+            id: id(5),
+            subject: { reference: url(3) },
+            encounter: { reference: url(4) },
+            code: {
+              coding: [
+                { system: "http://hl7.org/fhir/sid/icd-10-cm", code: "I10.9", display: "Hypertension" },
+              ],
+            },
+            onsetDateTime: "2024-01-02",
+            verificationStatus: {
+              coding: [
+                { system: "http://terminology.hl7.org/CodeSystem/condition-ver-status", code: "confirmed" },
+              ],
+            },
+          },
+          request: { method: "PUT", url: `Condition/${id(5)}` },
+        },
+        {
+          fullUrl: url(6),
+          resource: {
+            resourceType: "AllergyIntolerance",
+            clinicalStatus: {
+              coding: [
+                {
+                  system: "http://terminology.hl7.org/CodeSystem/allergyintolerance-clinical",
+                  code: "active",
+                },
+              ],
+            },
+            id: id(6),
+            patient: { reference: url(3) },
+            encounter: { reference: url(4) },
+            code: {
+              coding: [
+                {
+                  system: "http://www.nlm.nih.gov/research/umls/rxnorm",
+                  code: "70618",
+                  display: "Penicillin",
+                },
+              ],
+            },
+            category: ["medication"],
+            criticality: "high",
+            reaction: [{ manifestation: [{ text: "hives" }] }],
+          },
+          request: { method: "PUT", url: `AllergyIntolerance/${id(6)}` },
+        },
+      ],
+    });
+    expect(result.issues).toEqual([]);
+    expect(Object.fromEntries(result.unmapped)).toEqual({ MSH: 1, EVN: 1, ZZZ: 1 });
+  });
+  it("passes the FHIR validators, resource by resource", () => {
+    if (!result.ok) throw new Error("malformed");
+    for (const r of result.resources) expect(fhirProblems(r)).toEqual([]);
+  });
+});
