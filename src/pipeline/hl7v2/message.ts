@@ -2,6 +2,7 @@
 // deterministic id and the fullUrls of the segments it belongs with, so resources of one message
 // reference each other. Or, for a malformed message, a report of where and why.
 import { createHash } from "node:crypto";
+import { ER7 } from "../../transforms/hl7v2-value.js";
 import { compileUnescape, type Delimiters, readDelimiters } from "./delimiters.js";
 import type { FieldNames } from "./names.js";
 import { compileSegmentParser, SEGMENT_ID, type SegmentParser, type SegmentRecord } from "./segment.js";
@@ -55,7 +56,10 @@ export interface ParseOptions {
   file?: string;
   /** Field names per segment type (see names.ts); none when omitted. */
   names?: FieldNames;
-  /** Segment types that become resources; references are only made to these. Default: all. */
+  /**
+   * Segment types that become resources: references are only made to these, and only their fields (and
+   * MSH's) are split; other segments keep just their context. Default: all.
+   */
   mapped?: (type: string) => boolean;
 }
 
@@ -115,8 +119,9 @@ export function parseMessage(raw: RawMessage, options: ParseOptions = {}): Hl7Me
   const records: Hl7Message["segments"] = [];
   const msh = parse(first);
   for (let i = 0; i < raw.segments.length; i++) {
-    const record = i === 0 ? msh : parse(raw.segments[i] as string);
     const type = raw.segments[i]?.slice(0, 3) as string;
+    const record =
+      i === 0 ? msh : mapped(type) ? parse(raw.segments[i] as string) : ({ [ER7]: true } as SegmentRecord);
     const id = uuidFrom(hash, i + 1);
     const ctx: SegmentContext = {
       id,

@@ -1,14 +1,10 @@
 // One ER7 segment line -> a record keyed by HL7 position ("3", "5"), by field name from the HL7 v2.5.1
 // definition ("patient_name"), and by repetition ("3$2" is the second repetition of field 3).
-import {
-  ER7,
-  type Er7Node,
-  type Er7Split,
-  fieldValue,
-  repetitionNode,
-} from "../../transforms/hl7v2-value.js";
+// Fields are split and unescaped on first read, then kept: a crossmap reads a handful of the dozens of
+// fields of a segment, and splitting the rest was most of the reader's time.
+import { ER7, type Er7Node, er7Split, fieldValue, repetitionNode } from "../../transforms/hl7v2-value.js";
 import type { Delimiters } from "./delimiters.js";
-import type { FieldNames } from "./names.js";
+import type { FieldNames, SegmentFields } from "./names.js";
 
 export type SegmentRecord = Record<string, unknown> & { [ER7]: true };
 
@@ -19,8 +15,94 @@ export const SEGMENT_ID = /^[A-Z][A-Z0-9]{2}$/;
 
 /** HL7's explicit null (`""`): "delete this value". We have nothing to delete, so it reads as absent. */
 const HL7_NULL = '""';
+/** Fields addressable on segments without a definition (Z segments, ...), and repetitions by `n$r`. */
+const MAX_FIELDS = 100;
+const MAX_REPETITION = 9;
+const ABSENT = Symbol("absent");
 
 export type SegmentParser = (line: string) => SegmentRecord;
+
+type FieldReader = (text: string, position: number) => string | Er7Node;
+
+// Symbol keys: invisible to JSON, Object.keys and crossmap paths, and cheap to set in a constructor.
+const PARTS = Symbol("parts");
+const CACHE = Symbol("cache");
+
+interface LazyRecord {
+  [PARTS]: string[];
+  [CACHE]: (string | Er7Node | typeof ABSENT | undefined)[];
+  field(n: number): string | Er7Node | undefined;
+}
+
+/**
+ * The record class of one segment type under one delimiter set: a getter per position, alias and
+ * repetition on the prototype, so a record costs one object and the split of its line into fields.
+ */
+function recordClass(read: FieldReader, header: boolean, fs: string, info: SegmentFields | undefined) {
+  const shift = header ? 1 : 0;
+  class Segment {
+    [PARTS]: string[];
+    [CACHE]: (string | Er7Node | typeof ABSENT | undefined)[] = [];
+    constructor(parts: string[]) {
+      this[PARTS] = parts;
+    }
+  }
+  const proto = Segment.prototype as unknown as Record<PropertyKey, unknown>;
+  proto[ER7] = true;
+  function field(this: LazyRecord, n: number): string | Er7Node | undefined {
+    const cache = this[CACHE];
+    const hit = cache[n];
+    if (hit !== undefined) return hit === ABSENT ? undefined : hit;
+    let v: string | Er7Node | undefined;
+    if (header && n === 1) v = fs;
+    else {
+      const text = this[PARTS][n - shift];
+      v =
+        text === undefined || text === "" || text === HL7_NULL
+          ? undefined
+          : header && n === 2
+            ? text
+            : read(text, n);
+    }
+    cache[n] = v === undefined ? ABSENT : v;
+    return v;
+  }
+  proto.field = field;
+  const count = Math.max(info?.names.length ?? 0, MAX_FIELDS);
+  for (let n = 1; n <= count; n++) {
+    const get = function (this: LazyRecord) {
+      return this.field(n);
+    };
+    Object.defineProperty(proto, String(n), { get, enumerable: false });
+    const alias = info?.names[n - 1];
+    if (alias !== undefined) Object.defineProperty(proto, alias, { get, enumerable: false });
+    for (let r = 2; r <= MAX_REPETITION; r++) {
+      Object.defineProperty(proto, `${n}$${r}`, {
+        get(this: LazyRecord) {
+          const rep = er7Split(this.field(n))?.[r - 1];
+          return rep === undefined ? undefined : fieldValue([rep]);
+        },
+        enumerable: false,
+      });
+    }
+  }
+  /** Every present field, repetition and alias, as the eager form would hold them (for printing and tests). */
+  proto.toJSON = function (this: LazyRecord & Record<string, unknown>) {
+    const out: Record<string, unknown> = {};
+    for (let n = 1; n < this[PARTS].length + shift; n++) {
+      const v = this.field(n);
+      if (v === undefined) continue;
+      out[String(n)] = v;
+      const reps = er7Split(v)?.length ?? 1;
+      for (let r = 2; r <= Math.min(reps, MAX_REPETITION); r++) out[`${n}$${r}`] = this[`${n}$${r}`];
+      const alias = info?.names[n - 1];
+      if (alias !== undefined) out[alias] = v;
+    }
+    for (const k of Object.keys(this)) out[k] = this[k];
+    return out;
+  };
+  return (parts: string[]): SegmentRecord => new Segment(parts) as unknown as SegmentRecord;
+}
 
 /**
  * Compiles a parser for one delimiter set. `names` gives, per segment type, field aliases and which fields
@@ -33,46 +115,26 @@ export function compileSegmentParser(
 ): SegmentParser {
   const { field: fs, repetition: rs, component: cs, subcomponent: ss, escape: es } = d;
   const leaf = (s: string): string => (s.includes(es) ? unescapeText(s) : s);
-  const split = (text: string): Er7Split =>
-    text.split(rs).map((rep) => rep.split(cs).map((c) => c.split(ss).map(leaf)));
   const plain = (text: string): boolean =>
     !text.includes(rs) && !text.includes(cs) && !text.includes(ss) && !text.includes(es);
+  const classes = new Map<string, (parts: string[]) => SegmentRecord>();
+
+  const readerFor =
+    (composite: boolean[] | undefined): FieldReader =>
+    (text, n) => {
+      if (plain(text)) return composite?.[n - 1] === true ? repetitionNode([[text]], [[[text]]]) : text;
+      return fieldValue(text.split(rs).map((rep) => rep.split(cs).map((c) => c.split(ss).map(leaf))));
+    };
 
   return (line) => {
     const parts = line.split(fs);
     const type = parts[0] as string;
-    const record = { [ER7]: true } as SegmentRecord;
-    const header = HEADER_SEGMENTS.has(type);
-    const info = names.get(type);
-    const fieldNames = info?.names;
-    const composite = info?.composite;
-    // Header segments: parts[1] is MSH-2; MSH-n is parts[n-1]. Elsewhere SEG-n is parts[n].
-    const shift = header ? 1 : 0;
-    if (header) {
-      record["1"] = fs;
-      if (parts[1]) record["2"] = parts[1];
+    let create = classes.get(type);
+    if (create === undefined) {
+      const info = names.get(type);
+      create = recordClass(readerFor(info?.composite), HEADER_SEGMENTS.has(type), fs, info);
+      classes.set(type, create);
     }
-    for (let i = header ? 2 : 1; i < parts.length; i++) {
-      const text = parts[i] as string;
-      if (text === "" || text === HL7_NULL) continue;
-      const n = i + shift;
-      const key = String(n);
-      let value: string | Er7Node;
-      if (composite?.[n - 1] === true && plain(text)) value = repetitionNode([[text]], [[[text]]]);
-      else if (plain(text)) value = text;
-      else {
-        const s = split(text);
-        value = fieldValue(s);
-        for (let r = 1; r < s.length; r++) record[`${key}$${r + 1}`] = fieldValue([s[r] as string[][]]);
-      }
-      record[key] = value;
-      const name = fieldNames?.[n - 1];
-      if (name !== undefined) record[name] = value;
-    }
-    if (header) {
-      const name = fieldNames?.[0];
-      if (name !== undefined) record[name] = fs;
-    }
-    return record;
+    return create(parts);
   };
 }

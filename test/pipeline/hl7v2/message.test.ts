@@ -86,7 +86,10 @@ describe("segment records", () => {
     });
   });
   it('reads HL7\'s explicit null "" as absent', () => {
-    expect("13" in (m.segments[1] as object)).toBe(false);
+    const pid = m.segments[1] as Record<string, unknown>;
+    expect(pid["13"]).toBeUndefined();
+    expect(pid["12"]).toBeUndefined();
+    expect(Object.keys(fields(pid))).not.toContain("13");
   });
 });
 
