@@ -1,11 +1,26 @@
 // One parsed message + a compiled crossmap -> one FHIR Bundle (collection or transaction) whose entries'
 // fullUrls are the urn:uuid references the crossmap wrote, the issues of its records, and the segment
 // types no crossmap entity maps (counted, never silently dropped).
-import type { Crossmap } from "../../crossmap/crossmap.js";
-import type { MappingIssue, TargetRecord } from "../../crossmap/types.js";
+import { Crossmap } from "../../crossmap/crossmap.js";
+import type { MappingIssue, MapResult, Position, SourceRecord, TargetRecord } from "../../crossmap/types.js";
 import type { Hl7Message } from "./message.js";
 
 export type BundleType = "collection" | "transaction";
+
+/**
+ * The mapper of a segment type, or undefined when nothing maps it. The pipeline's MappingPlan has this
+ * shape (so `--via` chains work), and `segmentMappers` adapts a single Crossmap.
+ */
+export interface SegmentMappers {
+  mapperFor(
+    entity: string,
+  ): { readonly targetEntity: string; map(record: SourceRecord, position?: Position): MapResult } | undefined;
+}
+
+export function segmentMappers(source: Crossmap | SegmentMappers): SegmentMappers {
+  if (!(source instanceof Crossmap)) return source;
+  return { mapperFor: (e) => (source.hasEntity(e) ? source.mapper(e) : undefined) };
+}
 
 export interface MessageResult {
   bundle: TargetRecord;
@@ -22,7 +37,7 @@ export interface MessageResult {
 
 export function messageToBundle(
   msg: Hl7Message,
-  crossmap: Crossmap,
+  mappers: SegmentMappers,
   type: BundleType = "collection",
 ): MessageResult {
   const entries: TargetRecord[] = [];
@@ -33,11 +48,12 @@ export function messageToBundle(
   const dropped = new Set<string>();
   for (const record of msg.segments) {
     const ctx = record.$ctx;
-    if (!crossmap.hasEntity(ctx.type)) {
+    const mapper = mappers.mapperFor(ctx.type);
+    if (mapper === undefined) {
       unmapped.set(ctx.type, (unmapped.get(ctx.type) ?? 0) + 1);
       continue;
     }
-    const r = crossmap.mapper(ctx.type).map(record, ctx.position);
+    const r = mapper.map(record, ctx.position);
     for (const i of r.issues) issues.push(i);
     if (r.issues.some((i) => i.code === "missing_required")) {
       incomplete.push({ type: ctx.type, position: ctx.position });
@@ -49,7 +65,7 @@ export function messageToBundle(
     const entry: TargetRecord = { fullUrl: ctx.fullUrl, resource };
     if (type === "transaction") {
       // PUT keeps the deterministic id on the server, so re-sending a message updates instead of duplicating.
-      const rt = String(resource.resourceType ?? crossmap.targetEntity(ctx.type));
+      const rt = String(resource.resourceType ?? mapper.targetEntity);
       entry.request =
         typeof resource.id === "string"
           ? { method: "PUT", url: `${rt}/${resource.id}` }

@@ -1,12 +1,24 @@
 // The ER7 reader as a library: messages in (text or a stream), one FHIR Bundle per message out, plus a
 // run summary with malformed messages and unmapped segment types. `crossmap map --format hl7v2` uses it.
 import type { Crossmap } from "../../crossmap/crossmap.js";
-import { type BundleType, type MessageResult, messageToBundle } from "./bundle.js";
+import {
+  type BundleType,
+  type MessageResult,
+  messageToBundle,
+  type SegmentMappers,
+  segmentMappers,
+} from "./bundle.js";
 import { type Hl7Message, type MalformedMessage, parseMessage } from "./message.js";
 import { fieldNames } from "./names.js";
 import { type RawMessage, splitMessages, streamMessages } from "./split.js";
 
-export { type BundleType, type MessageResult, messageToBundle } from "./bundle.js";
+export {
+  type BundleType,
+  type MessageResult,
+  messageToBundle,
+  type SegmentMappers,
+  segmentMappers,
+} from "./bundle.js";
 export { compileUnescape, DEFAULT_DELIMITERS, type Delimiters, readDelimiters } from "./delimiters.js";
 export { type Hl7Message, type MalformedMessage, parseMessage, type SegmentContext } from "./message.js";
 export { fieldNames } from "./names.js";
@@ -25,21 +37,22 @@ export type ConvertResult =
 /** Parses and maps one raw message; never throws for bad input. */
 export function convertMessage(
   raw: RawMessage,
-  crossmap: Crossmap,
+  crossmap: Crossmap | SegmentMappers,
   options: ConvertOptions = {},
 ): ConvertResult {
+  const mappers = segmentMappers(crossmap);
   const parsed = parseMessage(raw, {
     names: fieldNames(),
-    mapped: (t) => crossmap.hasEntity(t),
+    mapped: (t) => mappers.mapperFor(t) !== undefined,
     ...(options.file !== undefined ? { file: options.file } : {}),
   });
   if (!("segments" in parsed)) return { ok: false, malformed: parsed };
-  return { ok: true, message: parsed, ...messageToBundle(parsed, crossmap, options.bundle) };
+  return { ok: true, message: parsed, ...messageToBundle(parsed, mappers, options.bundle) };
 }
 
 export function* convertText(
   text: string,
-  crossmap: Crossmap,
+  crossmap: Crossmap | SegmentMappers,
   options: ConvertOptions = {},
 ): Generator<ConvertResult> {
   for (const raw of splitMessages(text)) yield convertMessage(raw, crossmap, options);
@@ -47,7 +60,7 @@ export function* convertText(
 
 export async function* convertStream(
   input: AsyncIterable<string | Uint8Array>,
-  crossmap: Crossmap,
+  crossmap: Crossmap | SegmentMappers,
   options: ConvertOptions = {},
 ): AsyncGenerator<ConvertResult> {
   for await (const raw of streamMessages(input)) yield convertMessage(raw, crossmap, options);

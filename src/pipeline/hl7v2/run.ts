@@ -1,0 +1,233 @@
+// `crossmap map --format hl7v2`: ER7 files (or stdin) -> one FHIR Bundle per message as NDJSON, or with
+// an output folder one `<ResourceType>.ndjson` of resources per type. Runs on the main thread (a message
+// is mapped as a whole, so the line batches of the record pipeline do not fit). The summary has the
+// record pipeline's keys (records are segments; `skipped` counts unmapped segments by type) plus the
+// message counts.
+import { once } from "node:events";
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdir, readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import type { Readable, Writable } from "node:stream";
+import type { MappingIssue } from "../../crossmap/types.js";
+import { AppError } from "../../errors.js";
+import { type BundleType, type SegmentMappers, segmentMappers } from "./bundle.js";
+import { type ConvertResult, convertMessage } from "./index.js";
+import type { MalformedMessage } from "./message.js";
+import { streamMessages } from "./split.js";
+
+export interface Hl7v2RunOptions {
+  mappers: SegmentMappers;
+  /** Files or folders (every *.hl7, *.er7, *.txt, *.msg inside); none or "-" reads stdin. */
+  inputs: string[];
+  bundle: BundleType;
+  output: { kind: "stdout" } | { kind: "file"; path: string } | { kind: "dir"; path: string };
+  onError: "skip" | "fail";
+  errorsFile?: string;
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  /** Issues printed to stderr when there is no errors file. */
+  maxIssueLines?: number;
+}
+
+/** One located issue, as the record pipeline writes them (`file`, then where, code, severity, message). */
+export interface Hl7v2Issue {
+  file: string;
+  message_index?: number;
+  segment?: number;
+  segment_type?: string;
+  line?: number;
+  field?: string;
+  target?: string;
+  code: string;
+  severity: "error" | "warning";
+  message: string;
+  value?: unknown;
+}
+
+export interface Hl7v2RunSummary {
+  /** Segments read (of messages that could be parsed) and resources written. */
+  records_in: number;
+  records_out: number;
+  /** Segments of malformed messages, plus segments whose resource lacked a required field. */
+  records_failed: number;
+  /** Resources with at least one error issue. */
+  errors: number;
+  warnings: number;
+  /** Segments no crossmap entity maps, by segment type. */
+  skipped: Record<string, number>;
+  issues_by_code: Record<string, number>;
+  elapsed_ms: number;
+  records_per_s: number;
+  completed: boolean;
+  messages: number;
+  bundles: number;
+  malformed_messages: MalformedMessage[];
+}
+
+const ER7_FILE = /\.(hl7|er7|msg|txt)$/i;
+
+export async function listHl7v2Inputs(inputs: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const input of inputs.length === 0 ? ["-"] : inputs) {
+    if (input === "-") {
+      out.push(input);
+      continue;
+    }
+    const info = await stat(input).catch((err: NodeJS.ErrnoException) => {
+      const why = err.code === "ENOENT" ? "no such file" : err.message;
+      throw new AppError(400, "input_error", `cannot read ${input}: ${why}`);
+    });
+    if (!info.isDirectory()) {
+      out.push(input);
+      continue;
+    }
+    const names = (await readdir(input)).filter((n) => ER7_FILE.test(n)).sort();
+    if (names.length === 0)
+      throw new AppError(400, "input_error", `${input}: no .hl7, .er7, .msg or .txt files`);
+    out.push(...names.map((n) => join(input, n)));
+  }
+  return out;
+}
+
+function issueOf(i: MappingIssue, file: string, r: ConvertResult & { ok: true }): Hl7v2Issue {
+  const ctx = r.message.segments.find((s) => s.$ctx.position === i.record)?.$ctx;
+  const where = ctx ? { message_index: ctx.message, segment: ctx.segment, segment_type: ctx.type } : {};
+  const out: Hl7v2Issue = {
+    file,
+    ...where,
+    field: i.field,
+    target: i.target,
+    code: i.code,
+    severity: i.severity,
+    message: i.message,
+  };
+  if (i.value !== undefined && (typeof i.value !== "object" || i.value === null)) out.value = i.value;
+  return out;
+}
+
+const malformedIssue = (m: MalformedMessage, file: string): Hl7v2Issue => ({
+  file,
+  message_index: m.index,
+  segment: m.segment,
+  segment_type: m.segmentType,
+  line: m.line,
+  code: "malformed_message",
+  severity: "error",
+  message: m.message,
+});
+
+/** `in.hl7 message 2 segment 5 (OBX): error unmapped_value at OBX.3 -> Observation.code: ...` */
+export function formatHl7v2Issue(i: Hl7v2Issue): string {
+  let where = i.file;
+  if (i.message_index !== undefined) where += ` message ${i.message_index}`;
+  if (i.segment !== undefined) where += ` segment ${i.segment} (${i.segment_type})`;
+  if (i.line !== undefined) where += ` line ${i.line}`;
+  const field = i.field !== undefined ? ` at ${i.field}${i.target ? ` -> ${i.target}` : ""}` : "";
+  return `${where}: ${i.severity} ${i.code}${field}: ${i.message}`;
+}
+
+async function write(stream: Writable, text: string): Promise<void> {
+  if (!stream.write(text)) await once(stream, "drain");
+}
+
+async function close(stream: Writable): Promise<void> {
+  stream.end();
+  await once(stream, "finish");
+}
+
+export async function runHl7v2(
+  options: Hl7v2RunOptions,
+): Promise<{ summary: Hl7v2RunSummary; fatal?: Hl7v2Issue }> {
+  const started = performance.now();
+  const mappers = segmentMappers(options.mappers);
+  const files = await listHl7v2Inputs(options.inputs);
+  const summary: Hl7v2RunSummary = {
+    records_in: 0,
+    records_out: 0,
+    records_failed: 0,
+    errors: 0,
+    warnings: 0,
+    skipped: {},
+    issues_by_code: {},
+    elapsed_ms: 0,
+    records_per_s: 0,
+    completed: false,
+    messages: 0,
+    bundles: 0,
+    malformed_messages: [],
+  };
+  const out = options.output;
+  const single: Writable | undefined =
+    out.kind === "stdout" ? options.stdout : out.kind === "file" ? createWriteStream(out.path) : undefined;
+  const perType = new Map<string, Writable>();
+  if (out.kind === "dir") await mkdir(out.path, { recursive: true });
+  const errors = options.errorsFile ? createWriteStream(options.errorsFile) : undefined;
+  const maxLines = options.maxIssueLines ?? 20;
+  let shown = 0;
+  let fatal: Hl7v2Issue | undefined;
+
+  const report = async (i: Hl7v2Issue): Promise<void> => {
+    summary.issues_by_code[i.code] = (summary.issues_by_code[i.code] ?? 0) + 1;
+    if (i.severity === "warning") summary.warnings++;
+    if (errors) await write(errors, `${JSON.stringify(i)}\n`);
+    else if (shown++ < maxLines) options.stderr.write(`${formatHl7v2Issue(i)}\n`);
+    if (i.severity === "error" && options.onError === "fail") fatal ??= i;
+  };
+
+  try {
+    for (const file of files) {
+      const input = file === "-" ? options.stdin : createReadStream(file);
+      for await (const raw of streamMessages(input)) {
+        const r = convertMessage(raw, mappers, { file, bundle: options.bundle });
+        summary.messages++;
+        if (!r.ok) {
+          summary.malformed_messages.push(r.malformed);
+          summary.records_failed += raw.segments.length;
+          await report(malformedIssue(r.malformed, file));
+          if (fatal) break;
+          continue;
+        }
+        summary.records_in += r.message.segments.length;
+        for (const [t, n] of r.unmapped) summary.skipped[t] = (summary.skipped[t] ?? 0) + n;
+        summary.records_failed += r.incomplete.length;
+        const withErrors = new Set<unknown>();
+        for (const i of r.issues) {
+          if (i.severity === "error") withErrors.add(i.record);
+          await report(issueOf(i, file, r));
+        }
+        summary.errors += withErrors.size;
+        if (fatal) break;
+        summary.records_out += r.resources.length;
+        summary.bundles++;
+        if (single) await write(single, `${JSON.stringify(r.bundle)}\n`);
+        else {
+          for (const res of r.resources) {
+            const type = String(res.resourceType);
+            let s = perType.get(type);
+            if (!s) {
+              s = createWriteStream(join((out as { path: string }).path, `${type}.ndjson`));
+              perType.set(type, s);
+            }
+            await write(s, `${JSON.stringify(res)}\n`);
+          }
+        }
+      }
+      if (fatal) break;
+    }
+  } finally {
+    if (single && single !== options.stdout) await close(single);
+    for (const s of perType.values()) await close(s);
+    if (errors) await close(errors);
+  }
+  if (!errors && shown > maxLines) {
+    options.stderr.write(`crossmap map: ${shown - maxLines} more issue(s) not shown; use --errors FILE\n`);
+  }
+  summary.completed = fatal === undefined;
+  summary.elapsed_ms = Math.round(performance.now() - started);
+  summary.records_per_s =
+    summary.elapsed_ms > 0
+      ? Math.round((summary.records_in * 1000) / summary.elapsed_ms)
+      : summary.records_in;
+  return fatal ? { summary, fatal } : { summary };
+}

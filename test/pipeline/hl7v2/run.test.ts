@@ -1,0 +1,130 @@
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough, Readable } from "node:stream";
+import { beforeAll, describe, expect, it } from "vitest";
+import { findBuiltinCrossmap } from "../../../src/crossmap/catalog.js";
+import type { Crossmap } from "../../../src/crossmap/crossmap.js";
+import { loadCrossmapFile } from "../../../src/crossmap/load.js";
+import { segmentMappers } from "../../../src/pipeline/hl7v2/bundle.js";
+import { type Hl7v2RunOptions, runHl7v2 } from "../../../src/pipeline/hl7v2/run.js";
+
+const MSH = "MSH|^~\\&|APP|FAC|||20240101120000+0100||ORU^R01|1|P|2.5.1";
+const GOOD = `${MSH}\rPID|1||42^^^H^MR||DOE^JO\rOBX|1|NM|8302-2^Height^LN||180|cm^^UCUM|||||F\rNTE|1||note\r`;
+const BAD = `${MSH}\rPID|1\rnot a segment\r`;
+const NO_CODE = `${MSH}\rPID|1||7\rOBX|1|ST|||x||||||F\r`;
+
+let crossmap: Crossmap;
+let dir: string;
+beforeAll(async () => {
+  crossmap = await loadCrossmapFile(findBuiltinCrossmap("hl7v2_2.5.1", "fhir_r4")?.path ?? "");
+  dir = mkdtempSync(join(tmpdir(), "hl7run-"));
+  writeFileSync(join(dir, "a.hl7"), `${GOOD}\n${BAD}\n${GOOD.replace("DOE", "ROE")}`);
+  writeFileSync(join(dir, "b.hl7"), NO_CODE);
+  writeFileSync(join(dir, "ignored.json"), "{}");
+});
+
+async function run(over: Partial<Hl7v2RunOptions>) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const chunks: string[] = [];
+  const errs: string[] = [];
+  stdout.on("data", (c) => chunks.push(String(c)));
+  stderr.on("data", (c) => errs.push(String(c)));
+  const result = await runHl7v2({
+    mappers: segmentMappers(crossmap),
+    inputs: [dir],
+    bundle: "collection",
+    output: { kind: "stdout" },
+    onError: "skip",
+    stdin: Readable.from([]),
+    stdout,
+    stderr,
+    ...over,
+  });
+  return { ...result, stdout: chunks.join(""), stderr: errs.join("") };
+}
+
+describe("runHl7v2", () => {
+  it("writes one Bundle per good message, reports the malformed one and goes on", async () => {
+    const r = await run({});
+    const bundles = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; entry: unknown[] });
+    expect(bundles.map((b) => [b.type, b.entry.length])).toEqual([
+      ["collection", 2],
+      ["collection", 2],
+      ["collection", 1],
+    ]);
+    expect(r.summary).toMatchObject({
+      records_in: 11,
+      records_out: 5,
+      records_failed: 4,
+      errors: 1,
+      skipped: { MSH: 3, NTE: 2 },
+      issues_by_code: { malformed_message: 1, missing_required: 1 },
+      completed: true,
+      messages: 4,
+      bundles: 3,
+    });
+    expect(r.summary.malformed_messages).toEqual([
+      {
+        file: join(dir, "a.hl7"),
+        index: 2,
+        segment: 3,
+        segmentType: "not",
+        line: 7,
+        message: '"not a segment" is not a segment: expected a 3-character id and "|"',
+      },
+    ]);
+    expect(r.stderr.split("\n")).toEqual([
+      `${join(dir, "a.hl7")} message 2 segment 3 (not) line 7: error malformed_message: "not a segment" is not a segment: expected a 3-character id and "|"`,
+      `${join(dir, "b.hl7")} message 1 segment 3 (OBX): error missing_required at OBX.3 -> Observation.code: required field OBX.3 is absent`,
+      "",
+    ]);
+  });
+
+  it("writes transaction Bundles", async () => {
+    const r = await run({ bundle: "transaction", inputs: [join(dir, "b.hl7")] });
+    const b = JSON.parse(r.stdout) as { type: string; entry: { request: { method: string; url: string } }[] };
+    expect(b.type).toBe("transaction");
+    expect(b.entry[0]?.request.method).toBe("PUT");
+    expect(b.entry[0]?.request.url).toMatch(/^Patient\/[0-9a-f-]{36}$/);
+  });
+
+  it("writes NDJSON of resources per type into a folder, and issues as NDJSON", async () => {
+    const out = join(dir, "out");
+    const errorsFile = join(dir, "errors.ndjson");
+    const r = await run({ output: { kind: "dir", path: out }, errorsFile });
+    expect(readdirSync(out).sort()).toEqual(["Observation.ndjson", "Patient.ndjson"]);
+    expect(readFileSync(join(out, "Patient.ndjson"), "utf8").trim().split("\n")).toHaveLength(3);
+    expect(r.stderr).toBe("");
+    const issues = readFileSync(errorsFile, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(issues[1]).toEqual({
+      file: join(dir, "b.hl7"),
+      message_index: 1,
+      segment: 3,
+      segment_type: "OBX",
+      field: "OBX.3",
+      target: "Observation.code",
+      code: "missing_required",
+      severity: "error",
+      message: "required field OBX.3 is absent",
+    });
+  });
+
+  it("stops at the first error with --on-error fail", async () => {
+    const r = await run({ onError: "fail" });
+    expect(r.fatal?.code).toBe("malformed_message");
+    expect(r.summary).toMatchObject({ completed: false, messages: 2, bundles: 1 });
+  });
+
+  it("reads stdin", async () => {
+    const r = await run({ inputs: ["-"], stdin: Readable.from([Buffer.from(GOOD)]) });
+    expect(r.summary).toMatchObject({ messages: 1, bundles: 1, records_out: 2 });
+  });
+});
