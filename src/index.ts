@@ -15,6 +15,18 @@ export type {
   TargetRecord,
 } from "./crossmap/types.js";
 export { AppError, formatProblem, type Problem } from "./errors.js";
+export {
+  type BundleType,
+  type ConvertOptions,
+  type ConvertResult,
+  convertMessage,
+  convertStream,
+  convertText,
+  type Hl7Message,
+  Hl7v2Summary,
+  type MalformedMessage,
+  type SegmentContext,
+} from "./pipeline/hl7v2/index.js";
 export { builtinTransforms } from "./transforms/builtins.js";
 export { loadTransformModule, simpleTransform } from "./transforms/custom.js";
 export { TransformRegistry } from "./transforms/registry.js";
