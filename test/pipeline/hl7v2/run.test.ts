@@ -7,6 +7,7 @@ import { findBuiltinCrossmap } from "../../../src/crossmap/catalog.js";
 import type { Crossmap } from "../../../src/crossmap/crossmap.js";
 import { loadCrossmapFile } from "../../../src/crossmap/load.js";
 import { segmentMappers } from "../../../src/pipeline/hl7v2/bundle.js";
+import { hl7v2MapCommand } from "../../../src/pipeline/hl7v2/command.js";
 import { type Hl7v2RunOptions, runHl7v2 } from "../../../src/pipeline/hl7v2/run.js";
 
 const MSH = "MSH|^~\\&|APP|FAC|||20240101120000+0100||ORU^R01|1|P|2.5.1";
@@ -126,5 +127,32 @@ describe("runHl7v2", () => {
   it("reads stdin", async () => {
     const r = await run({ inputs: ["-"], stdin: Readable.from([Buffer.from(GOOD)]) });
     expect(r.summary).toMatchObject({ messages: 1, bundles: 1, records_out: 2 });
+  });
+});
+
+describe("hl7v2MapCommand", () => {
+  it("prints the summary line and exits 1 when a message was malformed", async () => {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    const err: string[] = [];
+    stderr.on("data", (c) => err.push(String(c)));
+    stdout.resume();
+    const summaryFile = join(dir, "summary.json");
+    const code = await hl7v2MapCommand(
+      [join(dir, "a.hl7")],
+      { onError: "skip", summary: summaryFile, bundle: "transaction" },
+      segmentMappers(crossmap),
+      { stdin: Readable.from([]), stdout, stderr },
+    );
+    expect(code).toBe(1);
+    expect(err.at(-1)).toMatch(
+      /^crossmap map: 3 messages -> 2 Bundles, 1 malformed; 8 segments in, 4 resources out, 3 failed, 0 with errors, 0 warnings; issues: malformed_message 1; unmapped segments: MSH 2, NTE 2; \d+\.\d\d s\n$/,
+    );
+    expect(JSON.parse(readFileSync(summaryFile, "utf8"))).toMatchObject({ messages: 3, bundles: 2 });
+  });
+  it("refuses an unknown Bundle type", async () => {
+    await expect(
+      hl7v2MapCommand([dir], { onError: "skip", bundle: "batch" }, segmentMappers(crossmap)),
+    ).rejects.toThrow('--bundle must be collection or transaction, got "batch"');
   });
 });
