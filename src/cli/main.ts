@@ -2,10 +2,13 @@
 import { Command, CommanderError } from "commander";
 import { AppError } from "../errors.js";
 import { version } from "../version.js";
+import { registerKeys } from "./keys.js";
+import { registerProjects } from "./projects.js";
+import { registerServe } from "./serve.js";
 
 export type CommandRegistrar = (program: Command) => void;
 
-const registrars: CommandRegistrar[] = [];
+const registrars: CommandRegistrar[] = [registerServe, registerProjects, registerKeys];
 
 export function buildProgram(): Command {
   const program = new Command("crossmap")
