@@ -92,8 +92,12 @@ export function createApp(options: AppOptions): Koa {
   app.use(async (ctx, next) => {
     await next();
     // Unmatched paths and methods still answer in the API's error shape.
-    if (ctx.body === undefined && ctx.status === 404) ctx.body = { detail: "Not Found" };
-    if (ctx.body === undefined && ctx.status === 405) ctx.body = { detail: "Method Not Allowed" };
+    // Koa turns an assigned body into a 200 unless the status is set again explicitly.
+    if (ctx.body === undefined && (ctx.status === 404 || ctx.status === 405)) {
+      const status = ctx.status;
+      ctx.body = { detail: status === 404 ? "Not Found" : "Method Not Allowed" };
+      ctx.status = status;
+    }
   });
   app.use(router.routes());
   app.use(router.allowedMethods());

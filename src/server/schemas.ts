@@ -2,6 +2,11 @@
 // so the document cannot drift from what the server accepts.
 import { z } from "zod";
 import { CONCEPT_METHODS, SCHEMA_STATUSES } from "../store/types.js";
+import { INTEGER_MESSAGE } from "./validate.js";
+
+const intError = { error: INTEGER_MESSAGE };
+/** An integer whose type errors say "integer" (see INTEGER_MESSAGE). */
+const integer = () => z.number(intError).int(intError);
 
 // Ids and natural-key parts come from clients (push) and end up in store keys, where a control
 // character separates the parts; so none may contain one.
@@ -12,7 +17,7 @@ export const idString = keyPart();
 const name = keyPart();
 const text = z.string().max(2000);
 const confidence = z.number().nullable();
-const conceptId = z.number().int();
+const conceptId = integer();
 /** ISO 8601 without zone suffix, as the spec's run history shows it. */
 const runTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?$/, {
   error: "must be an ISO 8601 timestamp without zone suffix, e.g. 2026-03-02T10:30:00",
@@ -103,7 +108,7 @@ export const runPushItem = z.object({
   target_standard: name,
   source_entity: name,
   target_entity: name,
-  record_count: z.number().int().min(0),
+  record_count: integer().min(0),
   status: z.string().min(1).max(64),
   crossmap_file: text.nullable().optional(),
   created_at: runTime.nullable().optional(),
@@ -133,8 +138,9 @@ export const pullResponse = <T extends z.ZodType>(item: T) =>
 
 // ---- queries ----
 
-const limit = (max: number) => z.coerce.number().int().min(1).max(max);
-const offset = z.coerce.number().int().min(0).default(0);
+const queryInt = () => z.coerce.number(intError).int(intError);
+const limit = (max: number) => queryInt().min(1).max(max);
+const offset = queryInt().min(0).default(0);
 const confidenceBounds = {
   min_confidence: z.coerce.number().optional(),
   max_confidence: z.coerce.number().optional(),

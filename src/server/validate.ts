@@ -5,6 +5,12 @@ import type { Problem } from "../errors.js";
 
 export type Location = "body" | "query" | "path";
 
+/**
+ * zod reports a string given for an integer as "expected number"; integer schemas carry this message so
+ * the 422 can still say "integer", as pydantic does.
+ */
+export const INTEGER_MESSAGE = "value is not a valid integer";
+
 export function toProblem(issue: z.core.$ZodIssue, where: Location): Problem {
   const path: (string | number)[] = [
     where,
@@ -32,6 +38,7 @@ function describe(issue: z.core.$ZodIssue): [string, string] {
       if (input === null && received !== "NaN") {
         return ["none is not an allowed value", "type_error.none.not_allowed"];
       }
+      if (issue.message === INTEGER_MESSAGE) return [INTEGER_MESSAGE, "type_error.integer"];
       return TYPE_WORDS[issue.expected] ?? [`${issue.expected} expected`, `type_error.${issue.expected}`];
     }
     case "invalid_value": {
