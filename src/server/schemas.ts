@@ -10,7 +10,7 @@ const integer = () => z.number(intError).int(intError);
 
 // Ids and natural-key parts come from clients (push) and end up in store keys, where a control
 // character separates the parts; so none may contain one.
-const noControl = /^\P{Cc}+$/u;
+const noControl = /^\P{Cc}*$/u;
 const keyPart = () =>
   z.string().min(1).max(200).regex(noControl, { error: "string must not contain control characters" });
 export const idString = keyPart();
