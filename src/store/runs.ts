@@ -4,7 +4,7 @@ import type { Database } from "lmdb";
 import { compositeKey, prefixRange, runTimestamp } from "./keys-util.js";
 import type { CrossMappingRun } from "./types.js";
 
-/** What a caller recording a run must say; id and created_at are filled in when absent. */
+/** What a caller recording a run must say; id and created_at are filled in when left out (null is kept). */
 export type NewRun = Omit<CrossMappingRun, "id" | "created_at" | "crossmap_file"> &
   Partial<Pick<CrossMappingRun, "id" | "created_at" | "crossmap_file">>;
 
@@ -26,7 +26,7 @@ export class RunStore {
       ...run,
       id: run.id ?? randomUUID(),
       crossmap_file: run.crossmap_file ?? null,
-      created_at: run.created_at ?? runTimestamp(),
+      created_at: run.created_at === undefined ? runTimestamp() : run.created_at,
     };
     return this.write(() => {
       this.put(projectId, stored);
