@@ -14,6 +14,8 @@ const { values: args } = parseArgs({
     seconds: { type: "string", default: "5" },
     connections: { type: "string", default: "16" },
     items: { type: "string", default: "2000" },
+    /** Run only the cases whose name contains this (the /healthz baseline always runs). */
+    only: { type: "string", default: "" },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -111,7 +113,8 @@ async function main(): Promise<void> {
       },
     ];
     const results: Result[] = [];
-    for (const c of cases) {
+    const chosen = cases.filter((c) => c.name === "GET /healthz" || c.name.includes(args.only));
+    for (const c of chosen) {
       await load(call, c, 1); // warm-up: JIT, LMDB pages, sockets
       results.push(await load(call, c, SECONDS));
     }
