@@ -2,7 +2,7 @@
 // override requests/s and p50/p99 latency, next to GET /healthz on the same server in the same run.
 // Run: npm run build && npx tsx bench/review-load.ts [--seconds 5] [--connections 16] [--items 2000]
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -35,6 +35,8 @@ interface Case {
 
 interface Result {
   case: string;
+  /** Server CPU (user + system) per request, from /proc; null where /proc is not available. */
+  server_cpu_us: number | null;
   requests: number;
   errors: number;
   rps: number;
@@ -116,7 +118,14 @@ async function main(): Promise<void> {
     const chosen = cases.filter((c) => c.name === "GET /healthz" || c.name.includes(args.only));
     for (const c of chosen) {
       await load(call, c, 1); // warm-up: JIT, LMDB pages, sockets
-      results.push(await load(call, c, SECONDS));
+      const cpuBefore = cpuMs(server.pid);
+      const r = await load(call, c, SECONDS);
+      const cpuAfter = cpuMs(server.pid);
+      const cpu =
+        cpuBefore === null || cpuAfter === null
+          ? null
+          : Math.round(((cpuAfter - cpuBefore) * 1000) / r.requests);
+      results.push({ ...r, server_cpu_us: cpu });
     }
     report(results);
     agent.destroy();
@@ -130,7 +139,7 @@ async function main(): Promise<void> {
 type Call = (method: string, path: string, body?: string) => Promise<{ status: number; body: string }>;
 
 /** Closed-loop load: CONNECTIONS workers, each sending its next request as soon as the last one is answered. */
-async function load(call: Call, c: Case, seconds: number): Promise<Result> {
+async function load(call: Call, c: Case, seconds: number): Promise<Omit<Result, "server_cpu_us">> {
   const latencies: number[] = [];
   let errors = 0;
   let next = 0;
@@ -163,7 +172,16 @@ async function load(call: Call, c: Case, seconds: number): Promise<Result> {
 function report(results: Result[]): void {
   const health = results.find((r) => r.case === "GET /healthz")!;
   const rows = results.map((r) => ({ ...r, vs_healthz: round(r.rps / health.rps) }));
-  const cols = ["case", "requests", "errors", "rps", "p50_ms", "p99_ms", "vs_healthz"] as const;
+  const cols = [
+    "case",
+    "requests",
+    "errors",
+    "rps",
+    "p50_ms",
+    "p99_ms",
+    "vs_healthz",
+    "server_cpu_us",
+  ] as const;
   const width = (k: (typeof cols)[number]) => Math.max(k.length, ...rows.map((r) => String(r[k]).length));
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(width(cols[i]!)) : c.padStart(width(cols[i]!)))).join("  ");
@@ -236,6 +254,16 @@ async function waitForHealth(base: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error("server did not come up");
+}
+
+/** CPU time of a process in ms (utime + stime from /proc/<pid>/stat, in clock ticks of 10 ms). */
+function cpuMs(pid: number | undefined): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
 }
 
 function freePort(): Promise<number> {

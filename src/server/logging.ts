@@ -9,12 +9,22 @@ export interface LogEntry {
 
 export type Logger = (entry: LogEntry) => void;
 
-/** JSON lines on a stream, each stamped with the time. */
-export const jsonLineLogger =
-  (stream: NodeJS.WritableStream): Logger =>
-  (entry) => {
-    stream.write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
+/**
+ * JSON lines on a stream, each stamped with the time. Lines of one event-loop turn go out in one write:
+ * under load that is one syscall per batch of requests instead of one per request.
+ */
+export function jsonLineLogger(stream: NodeJS.WritableStream): Logger {
+  let pending = "";
+  const flush = () => {
+    const chunk = pending;
+    pending = "";
+    stream.write(chunk);
   };
+  return (entry) => {
+    if (pending === "") setImmediate(flush);
+    pending += `${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`;
+  };
+}
 
 export const silentLogger: Logger = () => {};
 

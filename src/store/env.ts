@@ -16,7 +16,8 @@ export interface Stores {
   runs: RunStore;
   audit: AuditStore;
   /**
-   * Runs `fn` in a write transaction and resolves with its result once the transaction has committed.
+   * Runs `fn` in a write transaction and resolves with its result once the transaction has committed
+   * and been flushed to disk.
    * If `fn` throws, its writes are rolled back and the promise rejects with that error.
    */
   write<R>(fn: () => R): Promise<R>;
@@ -43,8 +44,12 @@ export function openStores(dataDir: string): Stores {
         return undefined;
       }
     });
-    return committed.then((result) => {
+    return committed.then(async (result) => {
       if (failure) throw failure.error;
+      // With lmdb's default overlapping sync a commit is acknowledged before its fsync. Waiting for
+      // the flush makes an acknowledged decision survive power loss too; flushes cover whole batches,
+      // so under load this costs latency, not throughput.
+      await root.flushed;
       return result as R;
     });
   };

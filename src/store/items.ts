@@ -34,13 +34,15 @@ export class ItemStore<T extends ItemMeta> {
 
   /** Call inside a write transaction; `previous` is the stored version, so a changed natural key is re-indexed. */
   put(projectId: string, item: T, previous?: T): void {
+    this.items.put(compositeKey(projectId, item.id), item);
+    const newKey = compositeKey(projectId, ...this.naturalKey(item));
     if (previous) {
       const oldKey = compositeKey(projectId, ...this.naturalKey(previous));
-      const newKey = compositeKey(projectId, ...this.naturalKey(item));
-      if (oldKey !== newKey) this.naturalIndex.remove(oldKey);
+      // Reviews never change the natural key: skip the index write they would otherwise all pay for.
+      if (oldKey === newKey) return;
+      this.naturalIndex.remove(oldKey);
     }
-    this.items.put(compositeKey(projectId, item.id), item);
-    this.naturalIndex.put(compositeKey(projectId, ...this.naturalKey(item)), item.id);
+    this.naturalIndex.put(newKey, item.id);
   }
 
   /**
