@@ -26,6 +26,8 @@ export interface AppOptions {
   bodyLimitBytes?: number;
   /** Vocabulary index for the cross-mapping endpoints a later issue adds; unused by review and sync. */
   vocabularyDir?: string;
+  /** More routes (e.g. cross-mapping), mounted and documented like the built-in ones. */
+  extraRoutes?: AnyRoute[];
 }
 
 export const allRoutes = (): AnyRoute[] => [...projectRoutes(), ...reviewRoutes(), ...syncRoutes()];
@@ -33,7 +35,7 @@ export const allRoutes = (): AnyRoute[] => [...projectRoutes(), ...reviewRoutes(
 export function createApp(options: AppOptions): Koa {
   const { stores } = options;
   const log = options.log ?? silentLogger;
-  const routes = allRoutes();
+  const routes = [...allRoutes(), ...(options.extraRoutes ?? [])];
   const openapi = buildOpenApi(routes);
   const readBody = makeBodyReader(options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT);
 

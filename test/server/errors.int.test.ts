@@ -126,6 +126,16 @@ describe("404: project or mapping item does not exist", () => {
     expect(r.json).toEqual({ detail: `Schema mapping sm_abc123 not found in project ${other.id}` });
   });
 
+  it("ids no item can have (too long for a store key, control characters) are plain 404s", async () => {
+    const long = "x".repeat(3000);
+    const r = await h.request("POST", `${itemPath(h, "schema", long)}/approve`);
+    expect(r.status).toBe(404);
+    expect(r.json).toEqual({ detail: `Schema mapping ${long} not found in project ${h.projectId}` });
+    expect((await h.request("POST", `/v1/projects/${long}/schema-mapping/a/approve`)).status).toBe(404);
+    const ctl = await h.request("GET", `${itemPath(h, "concept", "a%1Fb")}/history`);
+    expect(ctl.json).toEqual({ detail: `Concept mapping a\u001fb not found in project ${h.projectId}` });
+  });
+
   it("unknown routes and methods answer in the same shape", async () => {
     const r = await h.request("GET", "/v2/nothing");
     expect(r.status).toBe(404);
