@@ -16,6 +16,8 @@ const { values: args } = parseArgs({
     items: { type: "string", default: "2000" },
     /** Run only the cases whose name contains this (the /healthz baseline always runs). */
     only: { type: "string", default: "" },
+    /** Passed to `crossmap serve --durability`: flush (default) or commit. */
+    durability: { type: "string", default: "flush" },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -57,6 +59,8 @@ async function main(): Promise<void> {
       String(port),
       "--data-dir",
       dataDir,
+      "--durability",
+      args.durability,
     ],
     {
       stdio: ["ignore", "ignore", "pipe"],
@@ -185,13 +189,16 @@ function report(results: Result[]): void {
   const width = (k: (typeof cols)[number]) => Math.max(k.length, ...rows.map((r) => String(r[k]).length));
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(width(cols[i]!)) : c.padStart(width(cols[i]!)))).join("  ");
-  console.log(`review load: ${CONNECTIONS} connections, ${SECONDS}s per case, ${ITEMS} items per kind`);
+  console.log(
+    `review load: ${CONNECTIONS} connections, ${SECONDS}s per case, ${ITEMS} items per kind, durability ${args.durability}`,
+  );
   console.log(line([...cols]));
   for (const r of rows) console.log(line(cols.map((k) => String(r[k]))));
   const review = rows.filter((r) => r.case !== "GET /healthz");
   console.log(
     JSON.stringify({
       bench: "review-load",
+      durability: args.durability,
       connections: CONNECTIONS,
       seconds: SECONDS,
       healthz_rps: health.rps,

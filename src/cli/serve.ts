@@ -12,6 +12,7 @@ interface ServeOptions {
   host: string;
   dataDir: string;
   vocab?: string;
+  durability: string;
 }
 
 export function registerServe(program: Command): void {
@@ -21,7 +22,12 @@ export function registerServe(program: Command): void {
       .description("run the review and sync HTTP server")
       .option("--port <port>", "port to listen on (0 picks a free one)", "8080")
       .option("--host <host>", "address to bind", "127.0.0.1")
-      .option("--vocab <dir>", "vocabulary index directory, for cross-mapping"),
+      .option("--vocab <dir>", "vocabulary index directory, for cross-mapping")
+      .option(
+        "--durability <mode>",
+        "acknowledge writes after the fsync (flush) or right after the commit (commit)",
+        "flush",
+      ),
   ).action((opts: ServeOptions) => serve(opts));
 }
 
@@ -34,8 +40,15 @@ async function serve(opts: ServeOptions): Promise<void> {
       `--port must be an integer from 0 to 65535, got ${opts.port}`,
     );
   }
+  if (opts.durability !== "flush" && opts.durability !== "commit") {
+    throw new AppError(
+      400,
+      "invalid_argument",
+      `--durability must be flush or commit, got ${opts.durability}`,
+    );
+  }
   const log = jsonLineLogger(process.stdout);
-  const stores = openStores(opts.dataDir);
+  const stores = openStores(opts.dataDir, { durability: opts.durability });
   if (stores.keys.isEmpty()) {
     const { key, secret } = await stores.write(() => stores.keys.create("admin", null));
     // stderr, not the log stream: log lines get shipped and kept, and this secret must not be.
@@ -45,7 +58,13 @@ async function serve(opts: ServeOptions): Promise<void> {
   }
   const app = createApp({ stores, log, ...(opts.vocab === undefined ? {} : { vocabularyDir: opts.vocab }) });
   const running = await listen(app, port, opts.host);
-  log({ level: "info", msg: "listening", url: running.url, data_dir: opts.dataDir });
+  log({
+    level: "info",
+    msg: "listening",
+    url: running.url,
+    data_dir: opts.dataDir,
+    durability: opts.durability,
+  });
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once("SIGTERM", () => resolve("SIGTERM"));

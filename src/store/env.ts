@@ -25,7 +25,20 @@ export interface Stores {
   close(): Promise<void>;
 }
 
-export function openStores(dataDir: string): Stores {
+/**
+ * When a write is acknowledged. `flush` (default): after the commit has been fsynced, so it survives
+ * power loss. `commit`: as soon as LMDB has committed, before the fsync that lmdb's overlapping sync runs
+ * in the background: faster under light load, survives a process crash, but a power loss may lose the
+ * last acknowledged writes (the database itself stays consistent).
+ */
+export type Durability = "flush" | "commit";
+
+export interface StoreOptions {
+  durability?: Durability;
+}
+
+export function openStores(dataDir: string, options: StoreOptions = {}): Stores {
+  const waitForFlush = (options.durability ?? "flush") === "flush";
   mkdirSync(dataDir, { recursive: true });
   // No object cache: the CLI may add or revoke keys in another process while the server runs,
   // and LMDB reads are already memory-mapped and cheap.
@@ -46,10 +59,9 @@ export function openStores(dataDir: string): Stores {
     });
     return committed.then(async (result) => {
       if (failure) throw failure.error;
-      // With lmdb's default overlapping sync a commit is acknowledged before its fsync. Waiting for
-      // the flush makes an acknowledged decision survive power loss too; flushes cover whole batches,
-      // so under load this costs latency, not throughput.
-      await root.flushed;
+      // With lmdb's default overlapping sync a commit resolves before its fsync; flushes cover whole
+      // batches, so waiting for them costs latency more than throughput.
+      if (waitForFlush) await root.flushed;
       return result as R;
     });
   };

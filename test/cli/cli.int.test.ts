@@ -217,5 +217,8 @@ describe("serve", () => {
     const r = await cli("serve", "--port", "http", "--data-dir", join(dir, "never"));
     expect(r.code).toBe(2);
     expect(r.stderr).toBe("crossmap: --port must be an integer from 0 to 65535, got http\n");
+    const d = await cli("serve", "--durability", "maybe", "--data-dir", join(dir, "never"));
+    expect(d.code).toBe(2);
+    expect(d.stderr).toBe("crossmap: --durability must be flush or commit, got maybe\n");
   });
 });

@@ -46,6 +46,15 @@ describe("write", () => {
     expect(stores.schemaItems.findByNaturalKey("p", item("", "c2"))).toBeUndefined();
   });
 
+  it("commit durability acknowledges the same writes, without waiting for the fsync", async () => {
+    const fast = openStores(join(dir, "commit"), { durability: "commit" });
+    await fast.write(() => fast.schemaItems.put("p", item("a", "c1")));
+    await fast.close();
+    const again = openStores(join(dir, "commit"));
+    expect(again.schemaItems.get("p", "a")).toEqual(item("a", "c1"));
+    await again.close();
+  });
+
   it("what was committed is there after reopening", async () => {
     await stores.write(() => stores.schemaItems.put("p", item("a", "c1")));
     await stores.close();
