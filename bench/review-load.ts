@@ -1,6 +1,6 @@
 // Load benchmark of the review endpoints against a real `crossmap serve` child process: approve and
 // override requests/s and p50/p99 latency, next to GET /healthz on the same server in the same run.
-// Run: npm run build && npx tsx bench/review-load.ts [--seconds 5] [--connections 16] [--items 2000]
+// Run: npm run build && npx tsx bench/review-load.ts [--seconds 5] [--connections 64] [--items 2000]
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 const { values: args } = parseArgs({
   options: {
     seconds: { type: "string", default: "5" },
-    connections: { type: "string", default: "16" },
+    connections: { type: "string", default: "64" },
     items: { type: "string", default: "2000" },
     /** Run only the cases whose name contains this (the /healthz baseline always runs). */
     only: { type: "string", default: "" },
