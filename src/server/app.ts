@@ -103,5 +103,9 @@ export function createApp(options: AppOptions): Koa {
   });
   app.use(router.routes());
   app.use(router.allowedMethods());
+  // What Koa itself reports (e.g. a client gone mid-response) goes to the structured log, not raw stderr.
+  app.on("error", (err: Error) => {
+    log({ level: "error", msg: "koa error", error: err.stack ?? err.message });
+  });
   return app;
 }
