@@ -2,7 +2,14 @@
 // definition ("patient_name"), and by repetition ("3$2" is the second repetition of field 3).
 // Fields are split and unescaped on first read, then kept: a crossmap reads a handful of the dozens of
 // fields of a segment, and splitting the rest was most of the reader's time.
-import { ER7, type Er7Node, er7Split, fieldValue, repetitionNode } from "../../transforms/hl7v2-value.js";
+import {
+  ER7,
+  type Er7Node,
+  type Er7Split,
+  er7Split,
+  fieldValue,
+  repetitionNode,
+} from "../../transforms/hl7v2-value.js";
 import type { Delimiters } from "./delimiters.js";
 import type { FieldNames, SegmentFields } from "./names.js";
 
@@ -119,11 +126,31 @@ export function compileSegmentParser(
     !text.includes(rs) && !text.includes(cs) && !text.includes(ss) && !text.includes(es);
   const classes = new Map<string, (parts: string[]) => SegmentRecord>();
 
+  // Loops rather than nested map() closures: this is the reader's hottest code.
+  const splitText = (text: string): Er7Split => {
+    const reps = text.split(rs);
+    const out: Er7Split = new Array(reps.length);
+    for (let r = 0; r < reps.length; r++) {
+      const comps = (reps[r] as string).split(cs);
+      const rep: string[][] = new Array(comps.length);
+      for (let c = 0; c < comps.length; c++) {
+        const comp = comps[c] as string;
+        if (!comp.includes(ss)) rep[c] = [leaf(comp)];
+        else {
+          const subs = comp.split(ss);
+          for (let k = 0; k < subs.length; k++) subs[k] = leaf(subs[k] as string);
+          rep[c] = subs;
+        }
+      }
+      out[r] = rep;
+    }
+    return out;
+  };
   const readerFor =
     (composite: boolean[] | undefined): FieldReader =>
     (text, n) => {
       if (plain(text)) return composite?.[n - 1] === true ? repetitionNode([[text]], [[[text]]]) : text;
-      return fieldValue(text.split(rs).map((rep) => rep.split(cs).map((c) => c.split(ss).map(leaf))));
+      return fieldValue(splitText(text));
     };
 
   return (line) => {
