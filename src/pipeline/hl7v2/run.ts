@@ -17,7 +17,7 @@ import { streamMessages } from "./split.js";
 
 export interface Hl7v2RunOptions {
   mappers: SegmentMappers;
-  /** Files or folders (every *.hl7, *.er7, *.txt, *.msg inside); none or "-" reads stdin. */
+  /** Files, or folders (every *.hl7 and *.er7 inside); none or "-" reads stdin. */
   inputs: string[];
   bundle: BundleType;
   output: { kind: "stdout" } | { kind: "file"; path: string } | { kind: "dir"; path: string };
@@ -65,7 +65,7 @@ export interface Hl7v2RunSummary {
   malformed_messages: MalformedMessage[];
 }
 
-const ER7_FILE = /\.(hl7|er7|msg|txt)$/i;
+const ER7_FILE = /\.(hl7|er7)$/i;
 
 export async function listHl7v2Inputs(inputs: string[]): Promise<string[]> {
   const out: string[] = [];
@@ -83,8 +83,7 @@ export async function listHl7v2Inputs(inputs: string[]): Promise<string[]> {
       continue;
     }
     const names = (await readdir(input)).filter((n) => ER7_FILE.test(n)).sort();
-    if (names.length === 0)
-      throw new AppError(400, "input_error", `${input}: no .hl7, .er7, .msg or .txt files`);
+    if (names.length === 0) throw new AppError(400, "input_error", `${input}: no .hl7 or .er7 files`);
     out.push(...names.map((n) => join(input, n)));
   }
   return out;

@@ -7,7 +7,7 @@ import { findBuiltinCrossmap } from "../../../src/crossmap/catalog.js";
 import type { Crossmap } from "../../../src/crossmap/crossmap.js";
 import { loadCrossmapFile } from "../../../src/crossmap/load.js";
 import { segmentMappers } from "../../../src/pipeline/hl7v2/bundle.js";
-import { hl7v2MapCommand } from "../../../src/pipeline/hl7v2/command.js";
+import { defaultsToEr7, hl7v2MapCommand } from "../../../src/pipeline/hl7v2/command.js";
 import { type Hl7v2RunOptions, runHl7v2 } from "../../../src/pipeline/hl7v2/run.js";
 
 const MSH = "MSH|^~\\&|APP|FAC|||20240101120000+0100||ORU^R01|1|P|2.5.1";
@@ -154,5 +154,16 @@ describe("hl7v2MapCommand", () => {
     await expect(
       hl7v2MapCommand([dir], { onError: "skip", bundle: "batch" }, segmentMappers(crossmap)),
     ).rejects.toThrow('--bundle must be collection or transaction, got "batch"');
+  });
+});
+
+describe("defaultsToEr7", () => {
+  it("reads ER7 without --format for an HL7 v2 source standard or *.hl7 / *.er7 inputs", () => {
+    expect(defaultsToEr7("hl7v2_2.5.1", [])).toBe(true);
+    expect(defaultsToEr7("hl7v2", ["in.txt"])).toBe(true);
+    expect(defaultsToEr7("fhir_r4", ["a.hl7", "b.ER7"])).toBe(true);
+    expect(defaultsToEr7("fhir_r4", ["a.hl7", "b.ndjson"])).toBe(false);
+    expect(defaultsToEr7("hl7v2x", [])).toBe(false);
+    expect(defaultsToEr7("omop_cdm_v5.4", [])).toBe(false);
   });
 });
