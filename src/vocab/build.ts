@@ -1,0 +1,319 @@
+// `vocab build`: streams Athena files into a new LMDB index beside the target directory, then renames it
+// into place, so a reader sees either the old index or the complete new one, never half of one.
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { open } from "lmdb";
+import { AppError, type Problem } from "../errors.js";
+import { detectForm, readTable, type SourceForm } from "./athena-files.js";
+import {
+  CONCEPT_COLUMNS,
+  codeRank,
+  indexColumns,
+  RELATIONSHIP_COLUMNS,
+  RowFault,
+  readConceptRow,
+  readRelationshipRow,
+} from "./athena-rows.js";
+import { ConceptSorter } from "./concept-runs.js";
+import { DATA_FILE, DB, encodeConcept, type FileCounts, type IndexInfo, LAYOUT_VERSION } from "./layout.js";
+import { BatchWriter } from "./lmdb-writer.js";
+import { RelationSorter } from "./relation-runs.js";
+import { readVocabularyTable } from "./vocabulary-table.js";
+
+export interface BuildOptions {
+  sourceDir: string;
+  outDir: string;
+  /** Keep only concepts of these vocabulary_ids (and relationships between kept concepts). */
+  vocabularies?: string[];
+  /** Rows held in memory before a sorted run is spilled to disk (bounds memory). */
+  conceptChunk?: number;
+  relationshipChunk?: number;
+  /** Malformed rows kept in the report; all are counted. */
+  maxProblems?: number;
+  onProgress?: (p: BuildProgress) => void;
+}
+
+export interface BuildProgress {
+  phase: "concepts" | "relationships";
+  file: string;
+  bytesRead: number;
+  totalBytes: number;
+}
+
+export interface BuildReport {
+  outDir: string;
+  info: IndexInfo;
+  /** Malformed rows, in file order, at most maxProblems of them. */
+  problems: Problem[];
+  malformedRows: number;
+}
+
+/** Finds `name` in `dir` whatever its case (Athena zips use upper case; some exports use lower case). */
+function findFile(dir: string, name: string): string | undefined {
+  const hit = readdirSync(dir).find((f) => f.toLowerCase() === name.toLowerCase());
+  return hit ? join(dir, hit) : undefined;
+}
+
+const emptyCounts = (): FileCounts => ({ rows: 0, loaded: 0, malformed: 0, skipped: 0, duplicates: 0 });
+
+export async function buildVocabulary(options: BuildOptions): Promise<BuildReport> {
+  const started = Date.now();
+  const sourceDir = options.sourceDir;
+  if (!existsSync(sourceDir) || !statSync(sourceDir).isDirectory()) {
+    throw new AppError(404, "vocab_source_missing", `${sourceDir} is not a directory`);
+  }
+  const conceptFile = findFile(sourceDir, "CONCEPT.csv");
+  if (!conceptFile) throw new AppError(404, "vocab_source_missing", `${sourceDir} has no CONCEPT.csv`);
+  const relationshipFile = findFile(sourceDir, "CONCEPT_RELATIONSHIP.csv");
+  const vocabularyFile = findFile(sourceDir, "VOCABULARY.csv");
+  const outDir = resolve(options.outDir);
+  checkReplaceable(outDir);
+
+  const form: SourceForm = detectForm(conceptFile);
+  const filter =
+    options.vocabularies && options.vocabularies.length > 0 ? new Set(options.vocabularies) : null;
+  const maxProblems = options.maxProblems ?? 1000;
+  const problems: Problem[] = [];
+  let malformedRows = 0;
+  const report = (file: string, line: number, fault: RowFault) => {
+    malformedRows++;
+    if (problems.length < maxProblems) problems.push(fault.toProblem(file, line));
+  };
+
+  const building = join(dirname(outDir), `.${basename(outDir)}.building-${process.pid}`);
+  rmSync(building, { recursive: true, force: true });
+  const runsDir = join(building, "runs");
+  mkdirSync(runsDir, { recursive: true });
+  let info: IndexInfo;
+  const env = open({
+    path: join(building, DATA_FILE),
+    noSubdir: true,
+    maxDbs: 8,
+    noSync: true,
+    mapSize: 2 ** 36,
+  });
+  try {
+    const concepts = env.openDB<Buffer, number>({
+      name: DB.concepts,
+      keyEncoding: "uint32",
+      encoding: "binary",
+    });
+    const codes = env.openDB<Buffer, [string, string]>({ name: DB.codes, encoding: "binary" });
+    const relations = env.openDB<Buffer, number>({
+      name: DB.relations,
+      keyEncoding: "uint32",
+      encoding: "binary",
+    });
+    const meta = env.openDB({ name: DB.meta });
+    const writer = new BatchWriter(env);
+
+    // 1. CONCEPT.csv -> sorted runs
+    const conceptCounts = emptyCounts();
+    const perVocabulary = new Map<string, number>();
+    const sorter = new ConceptSorter(runsDir, options.conceptChunk ?? 400_000);
+    const progress = (phase: BuildProgress["phase"], file: string) =>
+      options.onProgress &&
+      ((bytesRead: number, totalBytes: number) =>
+        options.onProgress?.({ phase, file, bytesRead, totalBytes }));
+    conceptCounts.rows = await readTable(conceptFile, form, {
+      header(columns) {
+        const col = indexColumns(conceptFile, columns, CONCEPT_COLUMNS);
+        return (fields, line) => {
+          const c = readConceptRow(fields, col);
+          if (c instanceof RowFault) return report(conceptFile, line, c);
+          if (filter && !filter.has(c.vocabulary_id)) {
+            conceptCounts.skipped++;
+            return;
+          }
+          sorter.add({
+            id: c.concept_id,
+            value: encodeConcept(c),
+            vocab: c.vocabulary_id,
+            code: c.concept_code,
+            rank: codeRank(c),
+          });
+        };
+      },
+      parseError: (line, message) => report(conceptFile, line, new RowFault(undefined, message)),
+      progress: progress("concepts", conceptFile),
+    });
+    sorter.finish();
+
+    // 2. concepts in id order (MDB_APPEND); the kept ids, sorted, are what relationships may point at.
+    let kept = new Uint32Array(1024);
+    let keptCount = 0;
+    for (const e of sorter.byId()) {
+      if (keptCount > 0 && kept[keptCount - 1] === e.id) {
+        conceptCounts.duplicates++;
+        continue;
+      }
+      if (keptCount === kept.length) {
+        const bigger = new Uint32Array(kept.length * 2);
+        bigger.set(kept);
+        kept = bigger;
+      }
+      kept[keptCount++] = e.id;
+      perVocabulary.set(e.vocab, (perVocabulary.get(e.vocab) ?? 0) + 1);
+      writer.put(concepts, e.id, e.value, true);
+    }
+    conceptCounts.loaded = keptCount;
+    let codeCount = 0;
+    let last: { vocab: string; code: string } | undefined;
+    for (const e of sorter.byCode()) {
+      if (last && last.vocab === e.vocab && last.code === e.code) continue; // a less preferred duplicate
+      last = e;
+      const id = Buffer.allocUnsafe(4);
+      id.writeUInt32LE(e.id);
+      writer.put(codes, [e.vocab, e.code], id, false);
+      codeCount++;
+    }
+    writer.flush();
+    rmSync(runsDir, { recursive: true, force: true });
+    mkdirSync(runsDir);
+    const keptIds = kept.subarray(0, keptCount);
+
+    // 3. CONCEPT_RELATIONSHIP.csv -> sorted runs -> one grouped value per concept_id_1
+    const relCounts = emptyCounts();
+    const relationshipIds: string[] = [];
+    const relIndex = new Map<string, number>();
+    let relationshipCount = 0;
+    if (relationshipFile) {
+      const relSorter = new RelationSorter(runsDir, options.relationshipChunk ?? 4_000_000);
+      const relForm = detectForm(relationshipFile);
+      relCounts.rows = await readTable(relationshipFile, relForm, {
+        header(columns) {
+          const col = indexColumns(relationshipFile, columns, RELATIONSHIP_COLUMNS);
+          return (fields, line) => {
+            const r = readRelationshipRow(fields, col);
+            if (r instanceof RowFault) return report(relationshipFile, line, r);
+            // Deprecated relationships must not be followed; relationships to concepts outside the index
+            // could never produce a concept.
+            if (r.invalid || !contains(keptIds, r.c1) || !contains(keptIds, r.c2)) {
+              relCounts.skipped++;
+              return;
+            }
+            let rel = relIndex.get(r.relationship);
+            if (rel === undefined) {
+              if (relationshipIds.length === 0xffff) {
+                throw new AppError(
+                  422,
+                  "vocab_too_many_relationships",
+                  "more than 65535 distinct relationship_id values",
+                );
+              }
+              rel = relationshipIds.push(r.relationship) - 1;
+              relIndex.set(r.relationship, rel);
+            }
+            relSorter.add(r.c1, rel, r.c2);
+            relationshipCount++;
+          };
+        },
+        parseError: (line, message) => report(relationshipFile, line, new RowFault(undefined, message)),
+        progress: progress("relationships", relationshipFile),
+      });
+      relSorter.forEachConcept((c1, value) => writer.put(relations, c1, Buffer.from(value), true));
+      writer.flush();
+      relCounts.loaded = relationshipCount;
+    }
+    relCounts.malformed = relCounts.rows - relCounts.loaded - relCounts.skipped;
+    conceptCounts.malformed =
+      conceptCounts.rows - conceptCounts.loaded - conceptCounts.skipped - conceptCounts.duplicates;
+
+    // 4. metadata
+    const vocabTable = vocabularyFile ? await readVocabularyTable(vocabularyFile) : new Map();
+    info = {
+      layout: LAYOUT_VERSION,
+      built_at: new Date(started).toISOString(),
+      source_dir: resolve(sourceDir),
+      source_form: form,
+      vocabulary_filter: filter ? [...filter].sort() : null,
+      files: {
+        [basename(conceptFile)]: conceptCounts,
+        ...(relationshipFile ? { [basename(relationshipFile)]: relCounts } : {}),
+      },
+      concepts: keptCount,
+      codes: codeCount,
+      relationships: relationshipCount,
+      relationship_ids: relationshipIds,
+      vocabularies: Object.fromEntries(
+        [...perVocabulary.entries()]
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([id, n]) => [
+            id,
+            {
+              concepts: n,
+              version: vocabTable.get(id)?.version ?? null,
+              name: vocabTable.get(id)?.name ?? null,
+            },
+          ]),
+      ),
+      build_ms: 0,
+    };
+    info.build_ms = Date.now() - started;
+    await meta.put("info", info);
+    await env.close();
+  } catch (err) {
+    await env.close();
+    rmSync(building, { recursive: true, force: true });
+    throw err;
+  }
+  rmSync(runsDir, { recursive: true, force: true });
+  const fd = openSync(join(building, DATA_FILE), "r");
+  fsyncSync(fd);
+  closeSync(fd);
+  swapInto(building, outDir);
+  return { outDir, info, problems, malformedRows };
+}
+
+/** Binary search in ascending ids. */
+function contains(ids: Uint32Array, id: number): boolean {
+  let lo = 0;
+  let hi = ids.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = ids[mid]!;
+    if (v === id) return true;
+    if (v < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/** The target may be absent, empty, or an earlier index; anything else is somebody's data: refuse. */
+function checkReplaceable(outDir: string): void {
+  if (!existsSync(outDir)) return;
+  if (!statSync(outDir).isDirectory())
+    throw new AppError(409, "vocab_out_exists", `${outDir} exists and is not a directory`);
+  const entries = readdirSync(outDir);
+  if (entries.length > 0 && !entries.includes(DATA_FILE)) {
+    throw new AppError(
+      409,
+      "vocab_out_exists",
+      `${outDir} exists and is not a vocabulary index; refusing to replace it`,
+    );
+  }
+}
+
+// rename(2) is atomic but cannot replace a non-empty directory, so an earlier index is moved aside first.
+// Readers that already opened it keep their memory map of the unlinked file.
+function swapInto(building: string, outDir: string): void {
+  if (existsSync(outDir)) {
+    const old = join(dirname(outDir), `.${basename(outDir)}.old-${process.pid}`);
+    renameSync(outDir, old);
+    renameSync(building, outDir);
+    rmSync(old, { recursive: true, force: true });
+  } else {
+    mkdirSync(dirname(outDir), { recursive: true });
+    renameSync(building, outDir);
+  }
+}
