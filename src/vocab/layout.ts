@@ -95,8 +95,10 @@ export function forEachRelated(
   visit: (conceptId2: number, relIndex: number) => void,
 ): void {
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  // `length`, not `byteLength`: lmdb-js getBinaryFast hands out one shared buffer and sets its length.
+  const end = buf.length;
   let at = 0;
-  while (at + 6 <= buf.byteLength) {
+  while (at + 6 <= end) {
     const rel = view.getUint16(at, true);
     const count = view.getUint32(at + 2, true);
     at += 6;
