@@ -111,6 +111,11 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     return vocabularyId ? this.standardConcept(vocabularyId, code) : undefined;
   }
 
+  /** FHIR system URI or openEHR terminology id -> OMOP vocabulary_id (the table in systems.ts). */
+  vocabularyForSystem(system: string): string | undefined {
+    return vocabularyForSystem(system);
+  }
+
   toCodeableConcept(conceptId: number): CodeableConcept | undefined {
     const c = this.getConcept(conceptId);
     if (!c) return undefined;
