@@ -141,19 +141,22 @@ export interface RelationshipRow {
   invalid: boolean;
 }
 
+/** Fills `out` (one object reused for every row: there are tens of millions) or returns the fault. */
 export function readRelationshipRow(
   fields: string[],
   col: ColumnIndex<(typeof RELATIONSHIP_COLUMNS)[number]>,
-): RelationshipRow | RowFault {
+  out: RelationshipRow,
+): RowFault | undefined {
   const wrongWidth = fieldCount(fields, col.width);
   if (wrongWidth) return wrongWidth;
-  const c1 = parseConceptId(fields[col.concept_id_1]!);
-  if (c1 < 0) return idFault("concept_id_1", fields[col.concept_id_1]!);
-  const c2 = parseConceptId(fields[col.concept_id_2]!);
-  if (c2 < 0) return idFault("concept_id_2", fields[col.concept_id_2]!);
-  const relationship = fields[col.relationship_id]!;
-  if (relationship === "") return new RowFault("relationship_id", "relationship_id is empty");
-  return { c1, c2, relationship, invalid: fields[col.invalid_reason]! !== "" };
+  out.c1 = parseConceptId(fields[col.concept_id_1]!);
+  if (out.c1 < 0) return idFault("concept_id_1", fields[col.concept_id_1]!);
+  out.c2 = parseConceptId(fields[col.concept_id_2]!);
+  if (out.c2 < 0) return idFault("concept_id_2", fields[col.concept_id_2]!);
+  out.relationship = fields[col.relationship_id]!;
+  if (out.relationship === "") return new RowFault("relationship_id", "relationship_id is empty");
+  out.invalid = fields[col.invalid_reason]! !== "";
+  return undefined;
 }
 
 /** Lower is preferred when one (vocabulary, code) names several concepts. */

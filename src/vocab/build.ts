@@ -20,14 +20,25 @@ import {
   codeRank,
   indexColumns,
   RELATIONSHIP_COLUMNS,
+  type RelationshipRow,
   RowFault,
   readConceptRow,
   readRelationshipRow,
 } from "./athena-rows.js";
 import { ConceptSorter } from "./concept-runs.js";
-import { DATA_FILE, DB, encodeConcept, type FileCounts, type IndexInfo, LAYOUT_VERSION } from "./layout.js";
+import { GroupSorter } from "./group-sorter.js";
+import { IdSet } from "./id-set.js";
+import {
+  codeHash,
+  DATA_FILE,
+  DB,
+  encodeConcept,
+  type FileCounts,
+  type IndexInfo,
+  LAYOUT_VERSION,
+  vocabularyOf,
+} from "./layout.js";
 import { BatchWriter } from "./lmdb-writer.js";
-import { RelationSorter } from "./relation-runs.js";
 import { readVocabularyTable } from "./vocabulary-table.js";
 
 export interface BuildOptions {
@@ -64,10 +75,19 @@ function findFile(dir: string, name: string): string | undefined {
   return hit ? join(dir, hit) : undefined;
 }
 
+const debug = process.env.CROSSMAP_DEBUG?.includes("vocab");
+let phaseStart = Date.now();
+/** Phase timings on stderr with CROSSMAP_DEBUG=vocab: where a slow build spends its time. */
+function phase(name: string): void {
+  if (debug) process.stderr.write(`vocab build: ${name} in ${Date.now() - phaseStart} ms\n`);
+  phaseStart = Date.now();
+}
+
 const emptyCounts = (): FileCounts => ({ rows: 0, loaded: 0, malformed: 0, skipped: 0, duplicates: 0 });
 
 export async function buildVocabulary(options: BuildOptions): Promise<BuildReport> {
   const started = Date.now();
+  phaseStart = started;
   const sourceDir = options.sourceDir;
   if (!existsSync(sourceDir) || !statSync(sourceDir).isDirectory()) {
     throw new AppError(404, "vocab_source_missing", `${sourceDir} is not a directory`);
@@ -117,10 +137,11 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     const meta = env.openDB({ name: DB.meta });
     const writer = new BatchWriter(env);
 
-    // 1. CONCEPT.csv -> sorted runs
+    // 1. CONCEPT.csv -> sorted runs, by id (concepts) and by code hash (codes)
     const conceptCounts = emptyCounts();
     const perVocabulary = new Map<string, number>();
-    const sorter = new ConceptSorter(runsDir, options.conceptChunk ?? 400_000);
+    const sorter = new ConceptSorter(runsDir, options.conceptChunk ?? 1_000_000);
+    const codeSorter = new GroupSorter(runsDir, "codes", options.conceptChunk ?? 1_000_000);
     const progress = (phase: BuildProgress["phase"], file: string) =>
       options.onProgress &&
       ((bytesRead: number, totalBytes: number) =>
@@ -135,26 +156,25 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
             conceptCounts.skipped++;
             return;
           }
-          sorter.add({
-            id: c.concept_id,
-            value: encodeConcept(c),
-            vocab: c.vocabulary_id,
-            code: c.concept_code,
-            rank: codeRank(c),
-          });
+          sorter.add(c.concept_id, encodeConcept(c));
+          codeSorter.add(codeHash(c.vocabulary_id, c.concept_code), codeRank(c), c.concept_id);
+          perVocabulary.set(c.vocabulary_id, (perVocabulary.get(c.vocabulary_id) ?? 0) + 1);
         };
       },
       parseError: (line, message) => report(conceptFile, line, new RowFault(undefined, message)),
       progress: progress("concepts", conceptFile),
     });
-    sorter.finish();
+    phase("concepts parsed");
 
     // 2. concepts in id order (MDB_APPEND); the kept ids, sorted, are what relationships may point at.
     let kept = new Uint32Array(1024);
     let keptCount = 0;
     for (const e of sorter.byId()) {
       if (keptCount > 0 && kept[keptCount - 1] === e.id) {
+        // The first row of an id wins; the later one is counted, and uncounted from its vocabulary.
         conceptCounts.duplicates++;
+        const vocabulary = vocabularyOf(e.value);
+        perVocabulary.set(vocabulary, (perVocabulary.get(vocabulary) ?? 1) - 1);
         continue;
       }
       if (keptCount === kept.length) {
@@ -163,24 +183,21 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
         kept = bigger;
       }
       kept[keptCount++] = e.id;
-      perVocabulary.set(e.vocab, (perVocabulary.get(e.vocab) ?? 0) + 1);
       writer.put(concepts, e.id, e.value, true);
     }
     conceptCounts.loaded = keptCount;
+    // A duplicated concept_id also left a second codes entry; the reader checks each candidate against
+    // the concept it finds, so the stale one can never answer.
     let codeCount = 0;
-    let last: { vocab: string; code: string } | undefined;
-    for (const e of sorter.byCode()) {
-      if (last && last.vocab === e.vocab && last.code === e.code) continue; // a less preferred duplicate
-      last = e;
-      const id = Buffer.allocUnsafe(4);
-      id.writeUInt32LE(e.id);
-      writer.put(codes, [e.vocab, e.code], id, false);
+    codeSorter.forEachKey((hash, value) => {
+      writer.put(codes, hash, value, true);
       codeCount++;
-    }
+    });
     writer.flush();
+    phase("concepts written");
     rmSync(runsDir, { recursive: true, force: true });
     mkdirSync(runsDir);
-    const keptIds = kept.subarray(0, keptCount);
+    const keptIds = new IdSet(kept.subarray(0, keptCount));
 
     // 3. CONCEPT_RELATIONSHIP.csv -> sorted runs -> one grouped value per concept_id_1
     const relCounts = emptyCounts();
@@ -188,17 +205,18 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     const relIndex = new Map<string, number>();
     let relationshipCount = 0;
     if (relationshipFile) {
-      const relSorter = new RelationSorter(runsDir, options.relationshipChunk ?? 4_000_000);
+      const relSorter = new GroupSorter(runsDir, "relations", options.relationshipChunk ?? 2_000_000);
       const relForm = detectForm(relationshipFile);
       relCounts.rows = await readTable(relationshipFile, relForm, {
         header(columns) {
           const col = indexColumns(relationshipFile, columns, RELATIONSHIP_COLUMNS);
+          const r: RelationshipRow = { c1: 0, c2: 0, relationship: "", invalid: false };
           return (fields, line) => {
-            const r = readRelationshipRow(fields, col);
-            if (r instanceof RowFault) return report(relationshipFile, line, r);
+            const fault = readRelationshipRow(fields, col, r);
+            if (fault) return report(relationshipFile, line, fault);
             // Deprecated relationships must not be followed; relationships to concepts outside the index
             // could never produce a concept.
-            if (r.invalid || !contains(keptIds, r.c1) || !contains(keptIds, r.c2)) {
+            if (r.invalid || !keptIds.has(r.c1) || !keptIds.has(r.c2)) {
               relCounts.skipped++;
               return;
             }
@@ -221,9 +239,11 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
         parseError: (line, message) => report(relationshipFile, line, new RowFault(undefined, message)),
         progress: progress("relationships", relationshipFile),
       });
-      relSorter.forEachConcept((c1, value) => writer.put(relations, c1, Buffer.from(value), true));
+      phase("relationships parsed");
+      relSorter.forEachKey((c1, value) => writer.put(relations, c1, value, true));
       writer.flush();
       relCounts.loaded = relationshipCount;
+      phase("relationships written");
     }
     relCounts.malformed = relCounts.rows - relCounts.loaded - relCounts.skipped;
     conceptCounts.malformed =
@@ -273,20 +293,6 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
   closeSync(fd);
   swapInto(building, outDir);
   return { outDir, info, problems, malformedRows };
-}
-
-/** Binary search in ascending ids. */
-function contains(ids: Uint32Array, id: number): boolean {
-  let lo = 0;
-  let hi = ids.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = ids[mid]!;
-    if (v === id) return true;
-    if (v < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
 }
 
 /** The target may be absent, empty, or an earlier index; anything else is somebody's data: refuse. */

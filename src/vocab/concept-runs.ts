@@ -1,104 +1,82 @@
-// External sort of concept rows, twice: by concept_id (for the concepts database) and by
-// (vocabulary_id, concept_code, preference) (for the codes database). Chunks that fit in memory never
-// touch the disk; larger inputs spill sorted runs and are merged back.
+// External sort of encoded concepts by concept_id. Chunks that fit in memory never touch the disk;
+// larger inputs spill sorted runs and are merged back.
 import { join } from "node:path";
 import { mergeSorted, RunReader, RunWriter } from "./run-files.js";
 
-export interface ConceptEntry {
-  id: number;
-  /** The encoded concept value (see layout.encodeConcept). */
-  value: Buffer;
-  vocab: string;
-  code: string;
-  /** Lower is preferred when one (vocabulary, code) names several concepts: standard, then valid. */
-  rank: number;
-}
+// Chunks hold at most 2^21 entries so `id * 2^21 + position` is an exact double: a native numeric sort of
+// those keys is stable and much faster than sorting objects with a comparator.
+const MAX_CHUNK = 1 << 21;
 
-export interface CodeEntry {
-  vocab: string;
-  code: string;
-  rank: number;
+export interface EncodedConcept {
   id: number;
+  /** layout.encodeConcept output. */
+  value: string;
 }
-
-const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
-const codeLess = (a: CodeEntry, b: CodeEntry): boolean =>
-  a.vocab !== b.vocab
-    ? a.vocab < b.vocab
-    : a.code !== b.code
-      ? a.code < b.code
-      : a.rank !== b.rank
-        ? a.rank < b.rank
-        : a.id < b.id;
-const byCode = (a: CodeEntry, b: CodeEntry) => (codeLess(a, b) ? -1 : codeLess(b, a) ? 1 : 0);
 
 export class ConceptSorter {
-  private chunk: ConceptEntry[] = [];
-  private readonly idRuns: string[] = [];
-  private readonly codeRuns: string[] = [];
+  private readonly chunkSize: number;
+  private ids: Uint32Array;
+  private values: string[] = [];
+  private readonly runs: string[] = [];
 
   constructor(
     private readonly dir: string,
-    private readonly chunkSize: number,
-  ) {}
+    chunkSize: number,
+  ) {
+    this.chunkSize = Math.max(1, Math.min(chunkSize, MAX_CHUNK));
+    this.ids = new Uint32Array(Math.min(this.chunkSize, 1 << 16));
+  }
 
-  add(entry: ConceptEntry): void {
-    this.chunk.push(entry);
-    if (this.chunk.length >= this.chunkSize) this.spill();
+  add(id: number, value: string): void {
+    const n = this.values.length;
+    if (n === this.ids.length) {
+      const bigger = new Uint32Array(Math.min(this.chunkSize, n * 2));
+      bigger.set(this.ids);
+      this.ids = bigger;
+    }
+    this.ids[n] = id;
+    this.values.push(value);
+    if (n + 1 >= this.chunkSize) this.spill();
+  }
+
+  private sortedOrder(): Float64Array {
+    const n = this.values.length;
+    const keys = new Float64Array(n);
+    for (let i = 0; i < n; i++) keys[i] = this.ids[i]! * MAX_CHUNK + i;
+    keys.sort();
+    for (let i = 0; i < n; i++) keys[i] = keys[i]! % MAX_CHUNK;
+    return keys;
   }
 
   private spill(): void {
-    const n = this.idRuns.length;
-    const ids = new RunWriter(join(this.dir, `concepts-id-${n}.run`));
-    for (const e of this.chunk.slice().sort(byId)) {
-      ids.u32(e.id);
-      ids.bytes(e.value);
-      ids.str(e.vocab);
+    const w = new RunWriter(join(this.dir, `concepts-${this.runs.length}.run`));
+    for (const i of this.sortedOrder()) {
+      w.u32(this.ids[i]!);
+      w.str(this.values[i]!);
     }
-    ids.close();
-    const codes = new RunWriter(join(this.dir, `concepts-code-${n}.run`));
-    for (const e of this.chunk.sort(byCode)) {
-      codes.str(e.vocab);
-      codes.str(e.code);
-      codes.u8(e.rank);
-      codes.u32(e.id);
-    }
-    codes.close();
-    this.idRuns.push(ids.path);
-    this.codeRuns.push(codes.path);
-    this.chunk = [];
+    w.close();
+    this.runs.push(w.path);
+    this.values = [];
   }
 
-  /** Call once all rows are added: spills the last chunk if earlier ones were spilled. */
-  finish(): void {
-    if (this.idRuns.length > 0 && this.chunk.length > 0) this.spill();
-  }
-
-  /** Entries in concept_id order; equal ids in input order. */
-  byId(): Iterable<Pick<ConceptEntry, "id" | "value" | "vocab">> {
-    if (this.idRuns.length === 0) return this.chunk.slice().sort(byId);
+  /** Entries in concept_id order; equal ids in input order. Call once, after the last add. */
+  byId(): Iterable<EncodedConcept> {
+    if (this.runs.length === 0) {
+      const order = this.sortedOrder();
+      return Array.from(order, (i) => ({ id: this.ids[i]!, value: this.values[i]! }));
+    }
+    if (this.values.length > 0) this.spill();
     return mergeSorted(
-      this.idRuns.map((path) => readRun(path, (r) => ({ id: r.u32(), value: r.bytes(), vocab: r.str() }))),
+      this.runs.map((path) => readRun(path)),
       (a, b) => a.id < b.id,
-    );
-  }
-
-  /** Entries in (vocabulary_id, concept_code, rank, concept_id) order. */
-  byCode(): Iterable<CodeEntry> {
-    if (this.codeRuns.length === 0) return this.chunk.slice().sort(byCode);
-    return mergeSorted(
-      this.codeRuns.map((path) =>
-        readRun(path, (r) => ({ vocab: r.str(), code: r.str(), rank: r.u8(), id: r.u32() })),
-      ),
-      codeLess,
     );
   }
 }
 
-function* readRun<T>(path: string, read: (r: RunReader) => T): Generator<T> {
+function* readRun(path: string): Generator<EncodedConcept> {
   const r = new RunReader(path);
   try {
-    while (r.has(1)) yield read(r);
+    while (r.has(1)) yield { id: r.u32(), value: r.str() };
   } finally {
     r.close();
   }

@@ -8,11 +8,13 @@ export const LAYOUT_VERSION = 1;
 
 /**
  * concepts:  uint32 concept_id -> concept fields (see encodeConcept)
- * codes:     [vocabulary_id, concept_code] -> uint32 concept_id (the preferred one when a code repeats)
- * relations: uint32 concept_id_1 -> every valid relationship of that concept, grouped by relationship_id
+ * codes:     uint32 codeHash(vocabulary_id, concept_code) -> concept ids grouped by preference rank; the
+ *            reader confirms vocabulary and code on the concept itself, so hash collisions are harmless
+ * relations: uint32 concept_id_1 -> every valid relationship of that concept, grouped by relationship index
  * meta:      "info" -> IndexInfo (msgpack)
  * Integer keys (MDB_INTEGERKEY) are the fastest LMDB lookup and cover every OMOP concept_id, custom
  * concepts >= 2,000,000,000 included; one relations read answers mapConcept for any relationship list.
+ * Every key is a number so the build sorts with native numeric sorts and writes with MDB_APPEND.
  */
 export const DB = { concepts: "concepts", codes: "codes", relations: "relations", meta: "meta" } as const;
 
@@ -54,7 +56,7 @@ export interface FileCounts {
 // and one split, much cheaper than a generic serializer for nine short strings.
 const SEP = "\u001f";
 
-export function encodeConcept(c: Omit<Concept, "concept_id">): Buffer {
+export function encodeConcept(c: Omit<Concept, "concept_id">): string {
   const parts = [
     c.concept_name,
     c.domain_id,
@@ -66,7 +68,7 @@ export function encodeConcept(c: Omit<Concept, "concept_id">): Buffer {
     c.valid_end_date,
     c.invalid_reason ?? "",
   ];
-  return Buffer.from(parts.map((p) => (p.includes(SEP) ? p.replaceAll(SEP, " ") : p)).join(SEP));
+  return parts.map((p) => (p.includes(SEP) ? p.replaceAll(SEP, " ") : p)).join(SEP);
 }
 
 export function decodeConcept(id: number, buf: Buffer): Concept {
@@ -85,14 +87,29 @@ export function decodeConcept(id: number, buf: Buffer): Concept {
   };
 }
 
+/** FNV-1a over the UTF-16 units of `vocabulary_id NUL concept_code`: the codes database key. */
+export function codeHash(vocabularyId: string, code: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < vocabularyId.length; i++) h = Math.imul(h ^ vocabularyId.charCodeAt(i), 0x01000193);
+  h = Math.imul(h, 0x01000193); // the NUL separator
+  for (let i = 0; i < code.length; i++) h = Math.imul(h ^ code.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** The vocabulary_id of an encoded concept, without building the whole Concept. */
+export function vocabularyOf(s: string): string {
+  const a = s.indexOf(SEP, s.indexOf(SEP) + 1);
+  return s.slice(a + 1, s.indexOf(SEP, a + 1));
+}
+
 /**
- * Relation values: a sequence of groups, each `u16 relationship index, u32 count, count x u32 concept_id_2`,
- * little-endian. Walking the group headers skips the ids of relationships nobody asked for.
+ * Grouped values (relations and codes): a sequence of groups, each `u16 group, u32 count, count x u32 concept_id`, little-endian,
+ * groups ascending. Walking the group headers skips the ids of groups nobody asked for.
  */
-export function forEachRelated(
+export function forEachGroup(
   buf: Uint8Array,
-  wanted: ReadonlySet<number>,
-  visit: (conceptId2: number, relIndex: number) => void,
+  wanted: ReadonlySet<number> | null,
+  visit: (conceptId: number, group: number) => void,
 ): void {
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   // `length`, not `byteLength`: lmdb-js getBinaryFast hands out one shared buffer and sets its length.
@@ -102,7 +119,8 @@ export function forEachRelated(
     const rel = view.getUint16(at, true);
     const count = view.getUint32(at + 2, true);
     at += 6;
-    if (wanted.has(rel)) for (let i = 0; i < count; i++) visit(view.getUint32(at + i * 4, true), rel);
+    if (!wanted || wanted.has(rel))
+      for (let i = 0; i < count; i++) visit(view.getUint32(at + i * 4, true), rel);
     at += count * 4;
   }
 }

@@ -6,10 +6,11 @@ import { type Database, open, type RootDatabase } from "lmdb";
 import { AppError } from "../errors.js";
 import type { CodeableConcept, Concept, DvCodedText, MapConceptOptions, VocabularyBridge } from "./bridge.js";
 import {
+  codeHash,
   DATA_FILE,
   DB,
   decodeConcept,
-  forEachRelated,
+  forEachGroup,
   type IndexInfo,
   isConceptId,
   LAYOUT_VERSION,
@@ -34,7 +35,7 @@ export const displayableName = (name: string): string | undefined =>
 
 export class LmdbVocabularyBridge implements VocabularyBridge {
   private readonly concepts: Database<Buffer, number>;
-  private readonly codes: Database<Buffer, [string, string]>;
+  private readonly codes: Database<Buffer, number>;
   private readonly relations: Database<Buffer, number>;
   readonly info: IndexInfo;
   private readonly relIndex: Map<string, number>;
@@ -47,7 +48,7 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     readonly dir: string,
   ) {
     this.concepts = env.openDB({ name: DB.concepts, keyEncoding: "uint32", encoding: "binary" });
-    this.codes = env.openDB({ name: DB.codes, encoding: "binary" });
+    this.codes = env.openDB({ name: DB.codes, keyEncoding: "uint32", encoding: "binary" });
     this.relations = env.openDB({ name: DB.relations, keyEncoding: "uint32", encoding: "binary" });
     const info = env.openDB<IndexInfo, string>({ name: DB.meta }).get("info");
     if (!info || info.layout !== LAYOUT_VERSION) {
@@ -69,11 +70,20 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
   }
 
   lookupCode(vocabularyId: string, code: string): Concept | undefined {
-    if (typeof vocabularyId !== "string" || typeof code !== "string" || vocabularyId === "" || code === "")
+    if (typeof vocabularyId !== "string" || typeof code !== "string" || vocabularyId === "" || code === "") {
       return undefined;
-    if (code.length > 1000) return undefined; // longer than any key the builder writes
-    const buf = this.codes.getBinaryFast([vocabularyId, code]);
-    return buf ? this.getConcept(buf.readUInt32LE(0)) : undefined;
+    }
+    const buf = this.codes.getBinaryFast(codeHash(vocabularyId, code));
+    if (!buf) return undefined;
+    // Candidates come in preference order (standard, classification, valid, invalid). Copy them out first:
+    // the next LMDB read reuses the buffer.
+    const candidates: number[] = [];
+    forEachGroup(buf, null, (id) => candidates.push(id));
+    for (const id of candidates) {
+      const c = this.getConcept(id);
+      if (c && c.concept_code === code && c.vocabulary_id === vocabularyId) return c;
+    }
+    return undefined;
   }
 
   mapConcept(conceptId: number, options?: MapConceptOptions): Concept[] {
@@ -83,7 +93,7 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     const wanted = options?.relationships ? this.wanted(options.relationships) : this.defaultWanted;
     const target = options?.targetVocabulary;
     const ids: number[] = [];
-    forEachRelated(buf, wanted, (id) => {
+    forEachGroup(buf, wanted, (id) => {
       if (!ids.includes(id)) ids.push(id);
     });
     const out: Concept[] = [];
@@ -143,22 +153,23 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
   }
 
   /**
-   * Every concept of `sourceVocabulary` (in concept_code order) paired with its related concepts in
-   * `targetVocabulary`, lazily: a full SNOMED -> ICD10CM crosswalk never sits in memory.
+   * Every concept of `sourceVocabulary` (in concept_id order) paired with its related concepts in
+   * `targetVocabulary`, lazily: a full SNOMED -> ICD10CM crosswalk never sits in memory. It scans the
+   * concepts database once, which is the price of keeping codes keyed by hash for fast lookups.
    */
   *crosswalk(
     sourceVocabulary: string,
     targetVocabulary: string,
     relationships: readonly string[] = DEFAULT_RELATIONSHIPS,
   ): Generator<CrosswalkRow> {
-    for (const { key, value } of this.codes.getRange({ start: [sourceVocabulary] })) {
-      if (key[0] !== sourceVocabulary) break;
-      const source = this.getConcept(value.readUInt32LE(0));
-      if (!source) continue;
-      const buf = this.relations.getBinaryFast(source.concept_id);
+    const wanted = this.wanted(relationships);
+    for (const { key, value } of this.concepts.getRange({})) {
+      const source = decodeConcept(key, value);
+      if (source.vocabulary_id !== sourceVocabulary) continue;
+      const buf = this.relations.getBinaryFast(key);
       if (!buf) continue;
       const hits: [number, number][] = [];
-      forEachRelated(buf, this.wanted(relationships), (id, rel) => hits.push([id, rel]));
+      forEachGroup(buf, wanted, (id, rel) => hits.push([id, rel]));
       for (const [id, rel] of hits) {
         const target = this.getConcept(id);
         if (target && target.vocabulary_id === targetVocabulary) {

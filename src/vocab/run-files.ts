@@ -42,9 +42,12 @@ export class RunWriter {
     this.at += b.length;
   }
 
-  /** Length-prefixed UTF-8 string. */
+  /** Length-prefixed UTF-8 string, encoded straight into the buffer. */
   str(s: string): void {
-    this.bytes(Buffer.from(s, "utf8"));
+    this.room(4 + s.length * 3); // UTF-8 needs at most 3 bytes per UTF-16 unit
+    const n = this.buf.write(s, this.at + 4, "utf8");
+    this.buf.writeUInt32LE(n, this.at);
+    this.at += 4 + n;
   }
 
   private flush(): void {
