@@ -92,8 +92,8 @@ export function readTable(file: string, form: SourceForm, handlers: TableHandler
             else onRow(fields, startLine);
           }
         } catch (err) {
+          fail(err); // before abort(), which calls complete() synchronously
           parser.abort();
-          fail(err);
         }
       },
       complete() {

@@ -123,12 +123,13 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     mapSize: 2 ** 36,
   });
   try {
-    const concepts = env.openDB<Buffer, number>({
+    // Concepts are written as strings (stored as their UTF-8 bytes) and read back as binary by the bridge.
+    const concepts = env.openDB<string, number>({
       name: DB.concepts,
       keyEncoding: "uint32",
-      encoding: "binary",
+      encoding: "string",
     });
-    const codes = env.openDB<Buffer, [string, string]>({ name: DB.codes, encoding: "binary" });
+    const codes = env.openDB<Buffer, number>({ name: DB.codes, keyEncoding: "uint32", encoding: "binary" });
     const relations = env.openDB<Buffer, number>({
       name: DB.relations,
       keyEncoding: "uint32",
