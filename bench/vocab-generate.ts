@@ -220,7 +220,7 @@ export function generateAthena(o: GenerateOptions): void {
     rels.line(`${ids[b]}\t${ids[a]}\t${back}\t19700101\t${end}\t${invalid}`);
     written += 2;
   };
-  for (let k = 0, i = 0; written < o.relationships; k++, i = (i + step) % n) {
+  for (let i = 0; written < o.relationships; i = (i + step) % n) {
     const v = vocabOf[i]!;
     const pool = standardIdx[v]!.length > 0 ? standardIdx[v]! : anyStandard;
     // Every concept maps to a standard one (itself when standard), as Athena's "Maps to" does.

@@ -138,15 +138,19 @@ function lookup(b: LmdbVocabularyBridge, conceptId: string | undefined, o: Looku
         .find((c) => c.standard_concept === "S");
     }
   }
-  if (!concept) return notFound(`${asked} not found in ${b.dir}`);
+  if (!concept) {
+    notFound(`${asked} not found in ${b.dir}`);
+    return;
+  }
   if (o.to) {
     const mapped = b.mapConcept(concept.concept_id, {
       targetVocabulary: o.to,
       ...(o.relationship ? { relationships: o.relationship } : {}),
     });
-    return writeJson(mapped.map((c) => render(b, c, o.as)));
+    writeJson(mapped.map((c) => render(b, c, o.as)));
+  } else {
+    writeJson(render(b, concept, o.as));
   }
-  writeJson(render(b, concept, o.as));
 }
 
 function render(b: LmdbVocabularyBridge, c: Concept, as: string): unknown {

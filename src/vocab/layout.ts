@@ -107,20 +107,20 @@ export function vocabularyOf(s: string): string {
  * groups ascending. Walking the group headers skips the ids of groups nobody asked for.
  */
 export function forEachGroup(
-  buf: Uint8Array,
+  buf: Buffer,
   wanted: ReadonlySet<number> | null,
   visit: (conceptId: number, group: number) => void,
 ): void {
-  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   // `length`, not `byteLength`: lmdb-js getBinaryFast hands out one shared buffer and sets its length.
+  // Buffer's own read methods, not a DataView: this runs per lookup and a DataView is an allocation.
   const end = buf.length;
   let at = 0;
   while (at + 6 <= end) {
-    const rel = view.getUint16(at, true);
-    const count = view.getUint32(at + 2, true);
+    const group = buf.readUInt16LE(at);
+    const count = buf.readUInt32LE(at + 2);
     at += 6;
-    if (!wanted || wanted.has(rel))
-      for (let i = 0; i < count; i++) visit(view.getUint32(at + i * 4, true), rel);
+    if (!wanted || wanted.has(group))
+      for (let i = 0; i < count; i++) visit(buf.readUInt32LE(at + i * 4), group);
     at += count * 4;
   }
 }

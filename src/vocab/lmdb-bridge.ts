@@ -75,6 +75,11 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     }
     const buf = this.codes.getBinaryFast(codeHash(vocabularyId, code));
     if (!buf) return undefined;
+    if (buf.length === 10) {
+      // The usual case: one concept under this hash. Confirm it is the code asked for.
+      const c = this.getConcept(buf.readUInt32LE(6));
+      return c && c.concept_code === code && c.vocabulary_id === vocabularyId ? c : undefined;
+    }
     // Candidates come in preference order (standard, classification, valid, invalid). Copy them out first:
     // the next LMDB read reuses the buffer.
     const candidates: number[] = [];
