@@ -2,11 +2,14 @@
 import { Command, CommanderError } from "commander";
 import { AppError } from "../errors.js";
 import { version } from "../version.js";
+import { registerCheck } from "./check.js";
+import { registerList } from "./list.js";
+import { registerReport } from "./report.js";
 import { registerVocab } from "./vocab.js";
 
 export type CommandRegistrar = (program: Command) => void;
 
-const registrars: CommandRegistrar[] = [registerVocab];
+const registrars: CommandRegistrar[] = [registerCheck, registerList, registerReport, registerVocab];
 
 export function buildProgram(): Command {
   const program = new Command("crossmap")
