@@ -15,16 +15,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { open } from "lmdb";
 import { AppError, type Problem } from "../errors.js";
 import { detectForm, readTable, type SourceForm } from "./athena-files.js";
-import {
-  CONCEPT_COLUMNS,
-  codeRank,
-  indexColumns,
-  RELATIONSHIP_COLUMNS,
-  type RelationshipRow,
-  RowFault,
-  readConceptRow,
-  readRelationshipRow,
-} from "./athena-rows.js";
+import { CONCEPT_COLUMNS, codeRank, indexColumns, RowFault, readConceptRow } from "./athena-rows.js";
 import { ConceptSorter } from "./concept-runs.js";
 import { GroupSorter } from "./group-sorter.js";
 import { IdSet } from "./id-set.js";
@@ -39,6 +30,11 @@ import {
   vocabularyOf,
 } from "./layout.js";
 import { BatchWriter } from "./lmdb-writer.js";
+import {
+  type RelationshipPassResult,
+  relationshipPass,
+  relationshipPassInWorker,
+} from "./relationship-pass.js";
 import { readVocabularyTable } from "./vocabulary-table.js";
 
 export interface BuildOptions {
@@ -49,6 +45,8 @@ export interface BuildOptions {
   /** Rows held in memory before a sorted run is spilled to disk (bounds memory). */
   conceptChunk?: number;
   relationshipChunk?: number;
+  /** Read CONCEPT_RELATIONSHIP.csv in a worker thread; default: when it is at least 32 MB. */
+  relationshipWorker?: boolean;
   /** Malformed rows kept in the report; all are counted. */
   maxProblems?: number;
   onProgress?: (p: BuildProgress) => void;
@@ -83,6 +81,9 @@ function phase(name: string): void {
   phaseStart = Date.now();
 }
 
+// Below this a worker's start-up costs more than the parallel reading saves.
+const WORKER_MIN_BYTES = 32 << 20;
+
 const emptyCounts = (): FileCounts => ({ rows: 0, loaded: 0, malformed: 0, skipped: 0, duplicates: 0 });
 
 export async function buildVocabulary(options: BuildOptions): Promise<BuildReport> {
@@ -115,6 +116,11 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
   const runsDir = join(building, "runs");
   mkdirSync(runsDir, { recursive: true });
   let info: IndexInfo;
+  const relProblems: Problem[] = [];
+  let relPass: { result: Promise<RelationshipPassResult>; stop: () => Promise<number> } | undefined;
+  const progress = (phase: BuildProgress["phase"], file: string) =>
+    options.onProgress &&
+    ((bytesRead: number, totalBytes: number) => options.onProgress?.({ phase, file, bytesRead, totalBytes }));
   const env = open({
     path: join(building, DATA_FILE),
     noSubdir: true,
@@ -138,15 +144,28 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     const meta = env.openDB({ name: DB.meta });
     const writer = new BatchWriter(env);
 
+    // 0. CONCEPT_RELATIONSHIP.csv, usually the far larger file, is read concurrently (see relationship-pass.ts).
+    if (relationshipFile) {
+      const relInput = {
+        file: relationshipFile,
+        runsDir: join(building, "runs-relations"),
+        chunk: options.relationshipChunk ?? 2_000_000,
+        maxProblems,
+      };
+      const relProgress = progress("relationships", relationshipFile);
+      relPass =
+        (options.relationshipWorker ?? statSync(relationshipFile).size >= WORKER_MIN_BYTES)
+          ? relationshipPassInWorker(relInput, relProgress)
+          : { result: relationshipPass(relInput, relProgress), stop: async () => 0 };
+    }
+    // A failure elsewhere must not leave this promise's rejection unhandled.
+    relPass?.result.catch(() => {});
+
     // 1. CONCEPT.csv -> sorted runs, by id (concepts) and by code hash (codes)
     const conceptCounts = emptyCounts();
     const perVocabulary = new Map<string, number>();
     const sorter = new ConceptSorter(runsDir, options.conceptChunk ?? 1_000_000);
     const codeSorter = new GroupSorter(runsDir, "codes", options.conceptChunk ?? 1_000_000);
-    const progress = (phase: BuildProgress["phase"], file: string) =>
-      options.onProgress &&
-      ((bytesRead: number, totalBytes: number) =>
-        options.onProgress?.({ phase, file, bytesRead, totalBytes }));
     conceptCounts.rows = await readTable(conceptFile, form, {
       header(columns) {
         const col = indexColumns(conceptFile, columns, CONCEPT_COLUMNS);
@@ -197,51 +216,33 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     writer.flush();
     phase("concepts written");
     rmSync(runsDir, { recursive: true, force: true });
-    mkdirSync(runsDir);
     const keptIds = new IdSet(kept.subarray(0, keptCount));
 
-    // 3. CONCEPT_RELATIONSHIP.csv -> sorted runs -> one grouped value per concept_id_1
+    // 3. relationship runs (read meanwhile) -> one grouped value per concept_id_1. Relationships to a
+    // concept outside the index could never produce a concept: dropped here, where the ids are known.
     const relCounts = emptyCounts();
-    const relationshipIds: string[] = [];
-    const relIndex = new Map<string, number>();
+    let relationshipIds: string[] = [];
     let relationshipCount = 0;
-    if (relationshipFile) {
-      const relSorter = new GroupSorter(runsDir, "relations", options.relationshipChunk ?? 2_000_000);
-      const relForm = detectForm(relationshipFile);
-      relCounts.rows = await readTable(relationshipFile, relForm, {
-        header(columns) {
-          const col = indexColumns(relationshipFile, columns, RELATIONSHIP_COLUMNS);
-          const r: RelationshipRow = { c1: 0, c2: 0, relationship: "", invalid: false };
-          return (fields, line) => {
-            const fault = readRelationshipRow(fields, col, r);
-            if (fault) return report(relationshipFile, line, fault);
-            // Deprecated relationships must not be followed; relationships to concepts outside the index
-            // could never produce a concept.
-            if (r.invalid || !keptIds.has(r.c1) || !keptIds.has(r.c2)) {
-              relCounts.skipped++;
-              return;
-            }
-            let rel = relIndex.get(r.relationship);
-            if (rel === undefined) {
-              if (relationshipIds.length === 0xffff) {
-                throw new AppError(
-                  422,
-                  "vocab_too_many_relationships",
-                  "more than 65535 distinct relationship_id values",
-                );
-              }
-              rel = relationshipIds.push(r.relationship) - 1;
-              relIndex.set(r.relationship, rel);
-            }
-            relSorter.add(r.c1, rel, r.c2);
-            relationshipCount++;
-          };
-        },
-        parseError: (line, message) => report(relationshipFile, line, new RowFault(undefined, message)),
-        progress: progress("relationships", relationshipFile),
-      });
+    if (relPass) {
+      const rel = await relPass.result;
       phase("relationships parsed");
-      relSorter.forEachKey((c1, value) => writer.put(relations, c1, value, true));
+      relationshipIds = rel.relationshipIds;
+      relCounts.rows = rel.rows;
+      relCounts.skipped = rel.invalid;
+      relProblems.push(...rel.problems);
+      malformedRows += rel.malformed;
+      GroupSorter.forEachKeyOfRuns(
+        rel.runs,
+        (c1, value) => writer.put(relations, c1, value, true),
+        (c1, _rel, c2) => {
+          if (keptIds.has(c1) && keptIds.has(c2)) {
+            relationshipCount++;
+            return true;
+          }
+          relCounts.skipped++;
+          return false;
+        },
+      );
       writer.flush();
       relCounts.loaded = relationshipCount;
       phase("relationships written");
@@ -284,16 +285,18 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     await meta.put("info", info);
     await env.close();
   } catch (err) {
+    if (relPass) await relPass.stop();
     await env.close();
     rmSync(building, { recursive: true, force: true });
     throw err;
   }
   rmSync(runsDir, { recursive: true, force: true });
+  rmSync(join(building, "runs-relations"), { recursive: true, force: true });
   const fd = openSync(join(building, DATA_FILE), "r");
   fsyncSync(fd);
   closeSync(fd);
   swapInto(building, outDir);
-  return { outDir, info, problems, malformedRows };
+  return { outDir, info, problems: [...problems, ...relProblems].slice(0, maxProblems), malformedRows };
 }
 
 /** The target may be absent, empty, or an earlier index; anything else is somebody's data: refuse. */

@@ -71,66 +71,83 @@ export class GroupSorter {
     this.n = 0;
   }
 
+  /** Spills what is left and hands over the run files (for a merge in another thread). */
+  finish(): string[] {
+    if (this.n > 0) this.spill();
+    return [...this.runs];
+  }
+
   /**
    * Calls `put(key, value)` once per key in ascending order, where value holds every (group, value) pair
-   * of the key, grouped by ascending group, values in input order. Each value is a fresh buffer.
+   * of the key that `keep` accepts, grouped by ascending group, values in input order. Each value is a
+   * fresh buffer.
    */
-  forEachKey(put: (key: number, value: Buffer) => void): void {
+  forEachKey(put: (key: number, value: Buffer) => void, keep?: Keep): void {
     if (this.runs.length > 0 && this.n > 0) this.spill();
-    const out = new GroupEncoder(put);
+    const out = new GroupEncoder(put, keep);
     if (this.runs.length === 0) {
       for (const i of this.sortedOrder()) out.add(this.c1[i]!, this.rel[i]!, this.c2[i]!);
     } else {
-      this.mergeRuns(out);
+      mergeRuns(this.runs, out);
     }
     out.end();
   }
 
-  // A merge specialised to three numbers per record: no per-record objects, ties to the earlier run.
-  private mergeRuns(out: GroupEncoder): void {
-    const readers = this.runs.map((p) => new RunReader(p));
-    const k = readers.length;
-    const c1 = new Float64Array(k);
-    const rel = new Uint16Array(k);
-    const c2 = new Uint32Array(k);
-    const heap: number[] = [];
-    const less = (a: number, b: number) => c1[a]! < c1[b]! || (c1[a] === c1[b] && a < b);
-    const load = (r: number): boolean => {
-      const rd = readers[r]!;
-      if (!rd.has(10)) return false;
-      c1[r] = rd.u32();
-      rel[r] = rd.u16();
-      c2[r] = rd.u32();
-      return true;
-    };
-    const siftDown = (i: number) => {
-      for (;;) {
-        const l = 2 * i + 1;
-        let m = i;
-        if (l < heap.length && less(heap[l]!, heap[m]!)) m = l;
-        if (l + 1 < heap.length && less(heap[l + 1]!, heap[m]!)) m = l + 1;
-        if (m === i) return;
-        const t = heap[i]!;
-        heap[i] = heap[m]!;
-        heap[m] = t;
-        i = m;
-      }
-    };
-    for (let r = 0; r < k; r++) if (load(r)) heap.push(r);
-    for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(i);
-    try {
-      while (heap.length > 0) {
-        const r = heap[0]!;
-        out.add(c1[r]!, rel[r]!, c2[r]!);
-        if (!load(r)) {
-          const last = heap.pop()!;
-          if (heap.length > 0) heap[0] = last;
-        }
-        siftDown(0);
-      }
-    } finally {
-      for (const rd of readers) rd.close();
+  /** forEachKey over run files written by `finish()` of a sorter elsewhere (e.g. a worker thread). */
+  static forEachKeyOfRuns(runs: string[], put: (key: number, value: Buffer) => void, keep?: Keep): void {
+    const out = new GroupEncoder(put, keep);
+    mergeRuns(runs, out);
+    out.end();
+  }
+}
+
+/** Decides per (key, group, value) triple whether it goes into the index. */
+export type Keep = (key: number, group: number, value: number) => boolean;
+
+// A merge specialised to three numbers per record: no per-record objects, ties to the earlier run.
+function mergeRuns(runs: string[], out: GroupEncoder): void {
+  const readers = runs.map((p) => new RunReader(p));
+  const k = readers.length;
+  const c1 = new Float64Array(k);
+  const rel = new Uint16Array(k);
+  const c2 = new Uint32Array(k);
+  const heap: number[] = [];
+  const less = (a: number, b: number) => c1[a]! < c1[b]! || (c1[a] === c1[b] && a < b);
+  const load = (r: number): boolean => {
+    const rd = readers[r]!;
+    if (!rd.has(10)) return false;
+    c1[r] = rd.u32();
+    rel[r] = rd.u16();
+    c2[r] = rd.u32();
+    return true;
+  };
+  const siftDown = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      let m = i;
+      if (l < heap.length && less(heap[l]!, heap[m]!)) m = l;
+      if (l + 1 < heap.length && less(heap[l + 1]!, heap[m]!)) m = l + 1;
+      if (m === i) return;
+      const t = heap[i]!;
+      heap[i] = heap[m]!;
+      heap[m] = t;
+      i = m;
     }
+  };
+  for (let r = 0; r < k; r++) if (load(r)) heap.push(r);
+  for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(i);
+  try {
+    while (heap.length > 0) {
+      const r = heap[0]!;
+      out.add(c1[r]!, rel[r]!, c2[r]!);
+      if (!load(r)) {
+        const last = heap.pop()!;
+        if (heap.length > 0) heap[0] = last;
+      }
+      siftDown(0);
+    }
+  } finally {
+    for (const rd of readers) rd.close();
   }
 }
 
@@ -143,9 +160,13 @@ class GroupEncoder {
   private slab = Buffer.allocUnsafe(1 << 20);
   private slabAt = 0;
 
-  constructor(private readonly put: (c1: number, value: Buffer) => void) {}
+  constructor(
+    private readonly put: (c1: number, value: Buffer) => void,
+    private readonly keep?: Keep,
+  ) {}
 
   add(c1: number, rel: number, c2: number): void {
+    if (this.keep && !this.keep(c1, rel, c2)) return;
     if (c1 !== this.c1) {
       this.end();
       this.c1 = c1;

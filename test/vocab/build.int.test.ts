@@ -127,23 +127,26 @@ describe("vocab build", () => {
     expect(bridge.getConcept(4000003)?.concept_name).toBe('"Heel" spur');
   });
 
-  it("reports a malformed row by file and line and still loads every good row", async () => {
-    const d = workDir();
-    const rows = [...CONCEPTS.slice(0, 2), ["201827", "short row"], ...CONCEPTS.slice(2)];
-    writeAthena(d.src, rows, [
-      ...RELATIONSHIPS.slice(0, 1),
-      ["1567956", "x", "Maps to", "19700101", "20991231", ""],
-    ]);
-    const { report, bridge } = await buildAndOpen(d.src, d.out);
-    expect(report.malformedRows).toBe(2);
-    expect(report.problems.map((p) => `${p.file}:${p.line}: ${p.message}`)).toEqual([
-      `${join(d.src, "CONCEPT.csv")}:4: expected 10 fields, found 2`,
-      `${join(d.src, "CONCEPT_RELATIONSHIP.csv")}:3: concept_id_2 "x" is not an integer from 0 to 4294967295`,
-    ]);
-    expect(report.info.concepts).toBe(CONCEPTS.length);
-    for (const row of CONCEPTS) expect(bridge.getConcept(Number(row[0]))?.concept_code).toBe(row[6]);
-    expect(bridge.standardConcept("ICD10CM", "E11.9")?.concept_id).toBe(201826);
-  });
+  it.each([false, true])(
+    "reports a malformed row by file and line and still loads every good row (worker: %s)",
+    async (relationshipWorker) => {
+      const d = workDir();
+      const rows = [...CONCEPTS.slice(0, 2), ["201827", "short row"], ...CONCEPTS.slice(2)];
+      writeAthena(d.src, rows, [
+        ...RELATIONSHIPS.slice(0, 1),
+        ["1567956", "x", "Maps to", "19700101", "20991231", ""],
+      ]);
+      const { report, bridge } = await buildAndOpen(d.src, d.out, { relationshipWorker });
+      expect(report.malformedRows).toBe(2);
+      expect(report.problems.map((p) => `${p.file}:${p.line}: ${p.message}`)).toEqual([
+        `${join(d.src, "CONCEPT.csv")}:4: expected 10 fields, found 2`,
+        `${join(d.src, "CONCEPT_RELATIONSHIP.csv")}:3: concept_id_2 "x" is not an integer from 0 to 4294967295`,
+      ]);
+      expect(report.info.concepts).toBe(CONCEPTS.length);
+      for (const row of CONCEPTS) expect(bridge.getConcept(Number(row[0]))?.concept_code).toBe(row[6]);
+      expect(bridge.standardConcept("ICD10CM", "E11.9")?.concept_id).toBe(201826);
+    },
+  );
 
   it("keeps only the vocabularies asked for, and relationships between kept concepts", async () => {
     const d = workDir();
@@ -194,15 +197,22 @@ describe("vocab build", () => {
       conceptChunk: 64,
       relationshipChunk: 50,
     });
-    expect(readdirSync(d.root).sort()).toEqual(["athena", "index", "spilled"]); // no run files or temp dirs left
+    const worker = await buildAndOpen(d.src, join(d.root, "worker"), {
+      relationshipWorker: true,
+      relationshipChunk: 50,
+    });
+    // no run files or temp dirs left
+    expect(readdirSync(d.root).sort()).toEqual(["athena", "index", "spilled", "worker"]);
+    const { built_at, build_ms } = worker.report.info;
+    expect(worker.report.info).toEqual({ ...spilled.report.info, built_at, build_ms });
     expect(spilled.report.info.concepts).toBe(500);
     expect(spilled.report.info.files["CONCEPT.csv"]?.duplicates).toBe(1);
     expect(spilled.bridge.getConcept(1000)?.concept_name).toBe(memory.bridge.getConcept(1000)?.concept_name);
     for (let id = 1000; id < 1500; id++) {
       expect(spilled.bridge.getConcept(id)).toEqual(memory.bridge.getConcept(id));
-      expect(spilled.bridge.mapConcept(id, { relationships: ["Maps to", "Is a"] })).toEqual(
-        memory.bridge.mapConcept(id, { relationships: ["Maps to", "Is a"] }),
-      );
+      const mapped = memory.bridge.mapConcept(id, { relationships: ["Maps to", "Is a"] });
+      expect(spilled.bridge.mapConcept(id, { relationships: ["Maps to", "Is a"] })).toEqual(mapped);
+      expect(worker.bridge.mapConcept(id, { relationships: ["Maps to", "Is a"] })).toEqual(mapped);
     }
     for (let k = 0; k < 250; k++) {
       expect(spilled.bridge.lookupCode("SNOMED", `K${k}`)).toEqual(
