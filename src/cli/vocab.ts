@@ -237,19 +237,30 @@ function writeJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** A one-line progress bar on stderr, redrawn at most every 100 ms; only used on a terminal. */
+/**
+ * A one-line progress bar on stderr, redrawn at most every 100 ms; only used on a terminal. Concepts and
+ * relationships are read at the same time, so it shows the bytes of both files together.
+ */
 function progressBar(): { update: (p: BuildProgress) => void; done: () => void } {
   let last = 0;
+  const files = new Map<string, { read: number; total: number }>();
   return {
     update(p) {
+      files.set(p.file, { read: p.bytesRead, total: p.totalBytes });
       const now = Date.now();
-      if (now - last < 100 && p.bytesRead < p.totalBytes) return;
+      if (now - last < 100) return;
       last = now;
-      const frac = p.totalBytes > 0 ? p.bytesRead / p.totalBytes : 1;
+      let read = 0;
+      let total = 0;
+      for (const f of files.values()) {
+        read += f.read;
+        total += f.total;
+      }
+      const frac = total > 0 ? Math.min(1, read / total) : 1;
       const width = 30;
       const filled = Math.round(frac * width);
       process.stderr.write(
-        `\r${p.phase.padEnd(13)} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${(frac * 100).toFixed(0).padStart(3)}% ${(p.bytesRead / 1e6).toFixed(0)}/${(p.totalBytes / 1e6).toFixed(0)} MB`,
+        `\rreading [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${(frac * 100).toFixed(0).padStart(3)}% ${(read / 1e6).toFixed(0)}/${(total / 1e6).toFixed(0)} MB`,
       );
     },
     done() {
