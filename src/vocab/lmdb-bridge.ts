@@ -97,9 +97,20 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     if (!buf) return [];
     const wanted = options?.relationships ? this.wanted(options.relationships) : this.defaultWanted;
     const target = options?.targetVocabulary;
+    // The same concept can be related twice (e.g. "Maps to" and "Mapped from" to itself). A linear scan
+    // is fastest for the usual handful; hub concepts with thousands of relations switch to a Set.
     const ids: number[] = [];
+    let seen: Set<number> | undefined;
     forEachGroup(buf, wanted, (id) => {
-      if (!ids.includes(id)) ids.push(id);
+      if (seen) {
+        if (!seen.has(id)) {
+          seen.add(id);
+          ids.push(id);
+        }
+      } else if (!ids.includes(id)) {
+        ids.push(id);
+        if (ids.length === 32) seen = new Set(ids);
+      }
     });
     const out: Concept[] = [];
     for (const id of ids) {

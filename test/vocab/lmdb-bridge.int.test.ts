@@ -72,6 +72,40 @@ describe("the shipped sample vocabulary", () => {
   });
 });
 
+describe("a hub concept", () => {
+  it("lists each of thousands of related concepts once, in file order", async () => {
+    const hub = tempDir();
+    const concepts = [["100", "hub", "Condition", "SNOMED", "X", "S", "H", "20000101", "20991231", ""]];
+    const rels: string[][] = [];
+    for (let i = 1; i <= 3000; i++) {
+      concepts.push([
+        String(100 + i),
+        `leaf ${i}`,
+        "Condition",
+        "ICD10CM",
+        "X",
+        "",
+        `L${i}`,
+        "20000101",
+        "20991231",
+        "",
+      ]);
+      rels.push(["100", String(100 + i), "Mapped from", "20000101", "20991231", ""]);
+      rels.push(["100", String(100 + i), "Subsumes", "20000101", "20991231", ""]);
+    }
+    writeAthena(hub.path, concepts, rels);
+    await buildVocabulary({ sourceDir: hub.path, outDir: join(hub.path, "index") });
+    const b = openVocabulary(join(hub.path, "index"));
+    try {
+      const ids = b.mapConcept(100, { relationships: ["Mapped from", "Subsumes"] }).map((c) => c.concept_id);
+      expect(ids).toEqual(Array.from({ length: 3000 }, (_, i) => 101 + i));
+    } finally {
+      await b.close();
+      hub.remove();
+    }
+  });
+});
+
 describe("lookups", () => {
   it("answers not found, never throws, for anything that is not a known concept", () => {
     for (const id of [0, -1, 1.5, Number.NaN, 2 ** 32, 99999999, "201826" as unknown as number]) {
