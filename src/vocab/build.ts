@@ -1,21 +1,12 @@
 // `vocab build`: streams Athena files into a new LMDB index beside the target directory, then renames it
 // into place, so a reader sees either the old index or the complete new one, never half of one.
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-} from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
 import { open } from "lmdb";
 import { AppError, type Problem } from "../errors.js";
 import { detectForm, readTable, type SourceForm } from "./athena-files.js";
 import { CONCEPT_COLUMNS, codeRank, indexColumns, RowFault, readConceptRow } from "./athena-rows.js";
+import { buildingDirFor, checkReplaceable, publish } from "./atomic-dir.js";
 import { ConceptSorter } from "./concept-runs.js";
 import { GroupSorter } from "./group-sorter.js";
 import { IdSet } from "./id-set.js";
@@ -98,7 +89,7 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
   const relationshipFile = findFile(sourceDir, "CONCEPT_RELATIONSHIP.csv");
   const vocabularyFile = findFile(sourceDir, "VOCABULARY.csv");
   const outDir = resolve(options.outDir);
-  checkReplaceable(outDir);
+  checkReplaceable(outDir, DATA_FILE);
 
   const form: SourceForm = detectForm(conceptFile);
   const filter =
@@ -111,7 +102,7 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     if (problems.length < maxProblems) problems.push(fault.toProblem(file, line));
   };
 
-  const building = join(dirname(outDir), `.${basename(outDir)}.building-${process.pid}`);
+  const building = buildingDirFor(outDir);
   rmSync(building, { recursive: true, force: true });
   const runsDir = join(building, "runs");
   mkdirSync(runsDir, { recursive: true });
@@ -292,38 +283,6 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
   }
   rmSync(runsDir, { recursive: true, force: true });
   rmSync(join(building, "runs-relations"), { recursive: true, force: true });
-  const fd = openSync(join(building, DATA_FILE), "r");
-  fsyncSync(fd);
-  closeSync(fd);
-  swapInto(building, outDir);
+  publish(building, outDir);
   return { outDir, info, problems: [...problems, ...relProblems].slice(0, maxProblems), malformedRows };
-}
-
-/** The target may be absent, empty, or an earlier index; anything else is somebody's data: refuse. */
-function checkReplaceable(outDir: string): void {
-  if (!existsSync(outDir)) return;
-  if (!statSync(outDir).isDirectory())
-    throw new AppError(409, "vocab_out_exists", `${outDir} exists and is not a directory`);
-  const entries = readdirSync(outDir);
-  if (entries.length > 0 && !entries.includes(DATA_FILE)) {
-    throw new AppError(
-      409,
-      "vocab_out_exists",
-      `${outDir} exists and is not a vocabulary index; refusing to replace it`,
-    );
-  }
-}
-
-// rename(2) is atomic but cannot replace a non-empty directory, so an earlier index is moved aside first.
-// Readers that already opened it keep their memory map of the unlinked file.
-function swapInto(building: string, outDir: string): void {
-  if (existsSync(outDir)) {
-    const old = join(dirname(outDir), `.${basename(outDir)}.old-${process.pid}`);
-    renameSync(outDir, old);
-    renameSync(building, outDir);
-    rmSync(old, { recursive: true, force: true });
-  } else {
-    mkdirSync(dirname(outDir), { recursive: true });
-    renameSync(building, outDir);
-  }
 }
