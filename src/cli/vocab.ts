@@ -40,7 +40,6 @@ export function registerVocab(program: Command): void {
       writeJson({
         index: report.outDir,
         concepts: info.concepts,
-        codes: info.codes,
         relationships: info.relationships,
         malformed_rows: report.malformedRows,
         files: info.files,

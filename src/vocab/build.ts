@@ -155,8 +155,8 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     // 1. CONCEPT.csv -> sorted runs, by id (concepts) and by code hash (codes)
     const conceptCounts = emptyCounts();
     const perVocabulary = new Map<string, number>();
-    const sorter = new ConceptSorter(runsDir, options.conceptChunk ?? 1_000_000);
-    const codeSorter = new GroupSorter(runsDir, "codes", options.conceptChunk ?? 1_000_000);
+    const sorter = new ConceptSorter(runsDir, options.conceptChunk ?? 500_000);
+    const codeSorter = new GroupSorter(runsDir, "codes", options.conceptChunk ?? 500_000);
     conceptCounts.rows = await readTable(conceptFile, form, {
       header(columns) {
         const col = indexColumns(conceptFile, columns, CONCEPT_COLUMNS);
@@ -199,10 +199,8 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     conceptCounts.loaded = keptCount;
     // A duplicated concept_id also left a second codes entry; the reader checks each candidate against
     // the concept it finds, so the stale one can never answer.
-    let codeCount = 0;
     codeSorter.forEachKey((hash, value) => {
       writer.put(codes, hash, value, true);
-      codeCount++;
     });
     writer.flush();
     phase("concepts written");
@@ -255,7 +253,6 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
         ...(relationshipFile ? { [basename(relationshipFile)]: relCounts } : {}),
       },
       concepts: keptCount,
-      codes: codeCount,
       relationships: relationshipCount,
       relationship_ids: relationshipIds,
       vocabularies: Object.fromEntries(

@@ -23,7 +23,7 @@ export const MAX_CONCEPT_ID = 0xffff_ffff;
 export const isConceptId = (id: unknown): id is number =>
   typeof id === "number" && Number.isInteger(id) && id >= 0 && id <= MAX_CONCEPT_ID;
 
-/** LMDB refuses keys over 511 bytes by default build; lmdb-js allows ~1978. Longer codes are malformed rows. */
+/** Longer concept codes are malformed rows: no vocabulary has them, and a bound keeps runs and keys sane. */
 export const MAX_CODE_BYTES = 1000;
 
 export interface IndexInfo {
@@ -35,7 +35,6 @@ export interface IndexInfo {
   vocabulary_filter: string[] | null;
   files: Record<string, FileCounts>;
   concepts: number;
-  codes: number;
   relationships: number;
   /** Relationship ids in the order their numeric index appears in relation values. */
   relationship_ids: string[];

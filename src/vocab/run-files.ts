@@ -2,11 +2,13 @@
 // to disk, then merged in key order. Plain synchronous I/O with big buffers: the build is one sequential job.
 import { closeSync, openSync, readSync, writeSync } from "node:fs";
 
-const BLOCK = 4 << 20;
+// Writers flush in big blocks; readers use smaller ones because a merge holds one per run (dozens).
+const WRITE_BLOCK = 4 << 20;
+const READ_BLOCK = 1 << 20;
 
 export class RunWriter {
   private readonly fd: number;
-  private buf = Buffer.allocUnsafe(BLOCK);
+  private buf = Buffer.allocUnsafe(WRITE_BLOCK);
   private at = 0;
 
   constructor(readonly path: string) {
@@ -63,7 +65,7 @@ export class RunWriter {
 
 export class RunReader {
   private readonly fd: number;
-  private buf = Buffer.allocUnsafe(BLOCK);
+  private buf = Buffer.allocUnsafe(READ_BLOCK);
   private start = 0;
   private end = 0;
   private eof = false;

@@ -30,7 +30,6 @@ describe("crossmap vocab build", () => {
     expect(summary).toMatchObject({
       index: out,
       concepts: 447,
-      codes: 447,
       relationships: 872,
       malformed_rows: 0,
       files: {
