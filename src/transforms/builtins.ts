@@ -7,6 +7,7 @@ import { dvCodedText, dvQuantity } from "./openehr.js";
 import { TransformRegistry } from "./registry.js";
 import { valueMap } from "./value-map.js";
 import { vocabularyLookup } from "./vocabulary.js";
+import { vocabularyReverseLookup } from "./vocabulary-reverse.js";
 
 let builtins: TransformRegistry | undefined;
 
@@ -27,6 +28,7 @@ export function builtinTransforms(): TransformRegistry {
     .register("hl7v2_field", hl7v2Field)
     .register("dv_quantity", dvQuantity)
     .register("dv_coded_text", dvCodedText)
-    .register("vocabulary_lookup", vocabularyLookup);
+    .register("vocabulary_lookup", vocabularyLookup)
+    .register("vocabulary_reverse_lookup", vocabularyReverseLookup);
   return builtins;
 }
