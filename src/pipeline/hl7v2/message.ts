@@ -72,14 +72,22 @@ function uuidFrom(hash: string, n: number): string {
 
 const ORDER_GROUP_PARENTS = new Set(["OBR", "RXA", "RXE", "RXO"]);
 
-const parserCache = new Map<string, SegmentParser>();
+// Parsers (and the record classes they build) are compiled once per delimiter set and names table;
+// a feed rarely uses more than one delimiter set, so a small bound keeps a hostile input from growing it.
+const NO_NAMES: FieldNames = new Map();
+const parserCache = new WeakMap<FieldNames, Map<string, SegmentParser>>();
 
-function parserFor(d: Delimiters, names: ParseOptions["names"]): SegmentParser {
+function parserFor(d: Delimiters, names: FieldNames = NO_NAMES): SegmentParser {
   const key = `${d.field}${d.component}${d.repetition}${d.escape}${d.subcomponent}${d.truncation ?? ""}`;
-  let p = names === undefined ? undefined : parserCache.get(key);
+  let byKey = parserCache.get(names);
+  if (byKey === undefined) {
+    byKey = new Map();
+    parserCache.set(names, byKey);
+  }
+  let p = byKey.get(key);
   if (p === undefined) {
     p = compileSegmentParser(d, compileUnescape(d), names);
-    if (names !== undefined && parserCache.size < 64) parserCache.set(key, p);
+    if (byKey.size < 64) byKey.set(key, p);
   }
   return p;
 }
