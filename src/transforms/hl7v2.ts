@@ -90,6 +90,7 @@ const FORMATS = [
   "TX",
   "FT",
   "NM",
+  "SN",
   "SI",
   "DT",
   "DTM",
@@ -115,7 +116,9 @@ const config = z
      * (`HL7*: http://terminology.hl7.org/CodeSystem/v2-*` turns HL70203 into .../v2-0203).
      */
     systems: z.record(z.string(), z.string()).optional(),
-    /** NM only: the field holding the units (a CWE such as `mg^milligram^UCUM`); the result is a Quantity. */
+    /** ST-like formats: render every repetition and join them with this text (FT/TX reports, one line each). */
+    join: z.string().optional(),
+    /** NM, SN: the field holding the units (a CWE such as `mg^milligram^UCUM`); the result is a Quantity. */
     unit_field: z.string().min(1).optional(),
     /** Render only when another field (e.g. OBX.2, the value type) holds one of these values. */
     when: z
@@ -150,19 +153,50 @@ function systemResolver(systems: Record<string, string> = {}): (name: string) =>
   };
 }
 
-function quantity(cfg: Config, unitField: Getter, system: (n: string) => string | undefined): Render {
+const COMPARATORS: Record<string, string | undefined> = {
+  "": undefined,
+  "=": undefined,
+  "<": "<",
+  ">": ">",
+  "<=": "<=",
+  ">=": ">=",
+};
+
+/** A number (NM) or a structured numeric (SN: comparator ^ number), with units from another field when given. */
+function quantity(
+  cfg: Config,
+  unitField: Getter | undefined,
+  system: (n: string) => string | undefined,
+): Render {
   const comp = cfg.component ?? 1;
   const sub = cfg.subcomponent ?? 1;
+  const structured = cfg.format === "SN";
   return (c, record) => {
-    const value = toFloat(at(c, comp, sub));
-    if (value === undefined)
-      return fail("invalid_value", `${describeValue(at(c, comp, sub))} is not a number`);
+    let comparator: string | undefined;
+    let text = at(c, comp, sub);
+    // SN is comparator ^ number [^ separator ^ number]; a value of one component is read as a plain number,
+    // so one entry serves OBX-5 of types NM and SN.
+    if (structured && c.length > 1) {
+      if (at(c, 3) || at(c, 4)) {
+        return fail(
+          "unmapped_value",
+          `SN "${c.map((x) => x.join("&")).join("^")}" is a range or ratio, not one Quantity`,
+        );
+      }
+      if (!(at(c, 1) in COMPARATORS)) return fail("invalid_value", `"${at(c, 1)}" is not an SN comparator`);
+      comparator = COMPARATORS[at(c, 1)];
+      text = at(c, 2);
+    }
+    const value = toFloat(text);
+    if (value === undefined) return fail("invalid_value", `${describeValue(text)} is not a number`);
+    if (!unitField) return structured ? nonEmpty({ value, comparator }) : value;
     const u = splitField(unitField(record), record)?.[0];
-    if (!u) return { value };
+    if (!u) return nonEmpty({ value, comparator });
     const code = at(u, 1);
     const uri = at(u, 3) ? system(at(u, 3)) : undefined;
     return nonEmpty({
       value,
+      comparator,
       unit: at(u, 2) || code,
       system: uri && code ? uri : undefined,
       code: uri ? code : undefined,
@@ -174,6 +208,8 @@ function renderer(cfg: Config, unitField: Getter | undefined): Render {
   const comp = cfg.component ?? 1;
   const sub = cfg.subcomponent ?? 1;
   switch (cfg.format) {
+    case "SN":
+      return quantity(cfg, unitField, systemResolver(cfg.systems));
     case "NM":
     case "SI":
       if (unitField) return quantity(cfg, unitField, systemResolver(cfg.systems));
@@ -294,16 +330,25 @@ function renderAll(reps: Components[], render: Render, record: SourceRecord): un
 
 export const hl7v2Field: TransformDefinition<Config> = {
   config,
-  description: "An HL7 v2 field rendered by data type (ST, NM, DT/DTM/TS, CX, XPN, XAD, XTN, CWE/CE/CNE).",
+  description:
+    "An HL7 v2 field rendered by data type (ST, NM, SN, DT/DTM/TS, CX, XPN, XAD, XTN, CWE/CE/CNE); NM/SN + units as a Quantity.",
   create: (cfg, ctx) => {
     const render = renderer(cfg, cfg.unit_field ? ctx.compileSourcePath(cfg.unit_field) : undefined);
     const rep = cfg.repetition ?? 1;
+    const join = cfg.join;
     const whenField = cfg.when ? ctx.compileSourcePath(cfg.when.field) : undefined;
     const whenValues = new Set(cfg.when?.in ?? []);
     return (v, record) => {
       if (whenField && !whenValues.has(String(whenField(record) ?? ""))) return undefined;
       const reps = splitField(v, record);
       if (!reps) return fail("invalid_value", `${describeValue(v)} is not an HL7 v2 field value`);
+      if (join !== undefined) {
+        const parts = renderAll(reps, render, record);
+        if (!(parts instanceof Unmappable)) return Array.isArray(parts) ? parts.join(join) : parts;
+        return Array.isArray(parts.fallback)
+          ? degrade(parts.fallback.join(join), parts.code, parts.message)
+          : parts;
+      }
       if (rep === "all") return renderAll(reps, render, record);
       const r = reps[rep - 1];
       return r === undefined ? undefined : render(r, record);

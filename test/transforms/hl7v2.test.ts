@@ -136,6 +136,30 @@ describe("hl7v2_field extensions", () => {
     expect(t("72", {}).out).toEqual({ value: 72 });
     expect(codes(t("n/a", { units: "%" }))).toEqual(["invalid_value"]);
   });
+  it("SN gives a Quantity with its comparator, a bare number too, and reports ranges and ratios", () => {
+    const t = transformer("hl7v2_field", { format: "SN", unit_field: "units", systems });
+    expect(t(">^10", { units: "mg/dL^^UCUM" }).out).toEqual({
+      value: 10,
+      comparator: ">",
+      unit: "mg/dL",
+      system: "http://unitsofmeasure.org",
+      code: "mg/dL",
+    });
+    expect(t("=^7.5", {}).out).toEqual({ value: 7.5 });
+    expect(t("<=^0.1", {}).out).toEqual({ value: 0.1, comparator: "<=" });
+    expect(t("72", { units: "%" }).out).toEqual({ value: 72, unit: "%" });
+    expect(t("^1^:^2", {}).issues).toMatchObject([
+      { code: "unmapped_value", message: 'SN "^1^:^2" is a range or ratio, not one Quantity' },
+    ]);
+    expect(t("!^5", {}).issues).toMatchObject([
+      { code: "invalid_value", message: '"!" is not an SN comparator' },
+    ]);
+  });
+  it("join renders every repetition and joins them (FT/TX text, line by line)", () => {
+    const t = transformer("hl7v2_field", { format: "ST", join: "\n" });
+    expect(t("line 1~~line 3").out).toBe("line 1\nline 3");
+    expect(t("only").out).toBe("only");
+  });
   it("when renders only if another field holds one of the listed values", () => {
     const t = transformer("hl7v2_field", { format: "ST", when: { field: "type", in: ["ST", "TX"] } });
     expect(t("hello", { type: "TX" }).out).toBe("hello");
