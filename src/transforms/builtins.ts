@@ -1,10 +1,13 @@
-// The fifteen built-in transforms of the spec, registered once under their spec names.
+// The fifteen built-in transforms of the spec, registered once under their spec names, plus generic helpers
+// the built-in crossmaps need (constant, integer_id).
 import { bool, float, int, passthrough, str } from "./casts.js";
 import { codeableConcept, fhirDate, fhirPeriod, fhirReference } from "./fhir.js";
+import { constant } from "./constant.js";
 import { format } from "./format.js";
 import { hl7v2Field } from "./hl7v2.js";
 import { dvCodedText, dvQuantity } from "./openehr.js";
 import { TransformRegistry } from "./registry.js";
+import { integerId } from "./stable-id.js";
 import { valueMap } from "./value-map.js";
 import { vocabularyLookup } from "./vocabulary.js";
 
@@ -27,6 +30,8 @@ export function builtinTransforms(): TransformRegistry {
     .register("hl7v2_field", hl7v2Field)
     .register("dv_quantity", dvQuantity)
     .register("dv_coded_text", dvCodedText)
-    .register("vocabulary_lookup", vocabularyLookup);
+    .register("vocabulary_lookup", vocabularyLookup)
+    .register("constant", constant)
+    .register("integer_id", integerId);
   return builtins;
 }
