@@ -1,11 +1,12 @@
 // The fifteen built-in transforms of the spec, registered once under their spec names, plus generic helpers
-// the built-in crossmaps need (constant, integer_id).
+// the built-in crossmaps need (constant, integer_id, quantity).
 import { bool, float, int, passthrough, str } from "./casts.js";
-import { codeableConcept, fhirDate, fhirPeriod, fhirReference } from "./fhir.js";
 import { constant } from "./constant.js";
+import { codeableConcept, fhirDate, fhirPeriod, fhirReference } from "./fhir.js";
 import { format } from "./format.js";
 import { hl7v2Field } from "./hl7v2.js";
 import { dvCodedText, dvQuantity } from "./openehr.js";
+import { quantity } from "./quantity.js";
 import { TransformRegistry } from "./registry.js";
 import { integerId } from "./stable-id.js";
 import { valueMap } from "./value-map.js";
@@ -32,6 +33,7 @@ export function builtinTransforms(): TransformRegistry {
     .register("dv_coded_text", dvCodedText)
     .register("vocabulary_lookup", vocabularyLookup)
     .register("constant", constant)
-    .register("integer_id", integerId);
+    .register("integer_id", integerId)
+    .register("quantity", quantity);
   return builtins;
 }

@@ -16,8 +16,11 @@ describe("constant", () => {
     expect(t("y").out).toEqual({ system: "http://unitsofmeasure.org" });
   });
   it("refuses to load without a value", () => {
-    const doc = "source: s\ntarget: t\nentity_map: {e: T}\nfield_map:\n  e.a: {target: T.b, transform: constant, config: {}}\n";
-    expect(loadError(doc)).toContain('x.yaml:5:51: field_map["e.a"].config.value: constant: "value" is required');
+    const doc =
+      "source: s\ntarget: t\nentity_map: {e: T}\nfield_map:\n  e.a: {target: T.b, transform: constant, config: {}}\n";
+    expect(loadError(doc)).toContain(
+      'x.yaml:5:51: field_map["e.a"].config.value: constant: "value" is required',
+    );
     expect(loadError(doc.replace("{}", "{value: ''}"))).toContain("constant needs a non-empty `value`");
   });
 });
