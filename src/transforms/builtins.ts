@@ -1,11 +1,13 @@
 // The fifteen built-in transforms of the spec, registered once under their spec names, plus generic helpers
-// the built-in crossmaps need (constant, integer_id, quantity).
+// the built-in crossmaps need (constant, integer_id, quantity, dv_text,
+// dv_date_time, dv_coded_text_from_coding).
 import { bool, float, int, passthrough, str } from "./casts.js";
 import { constant } from "./constant.js";
 import { codeableConcept, fhirDate, fhirPeriod, fhirReference } from "./fhir.js";
 import { format } from "./format.js";
 import { hl7v2Field } from "./hl7v2.js";
 import { dvCodedText, dvQuantity } from "./openehr.js";
+import { dvCodedTextFromCoding, dvDateTime, dvText } from "./openehr-values.js";
 import { quantity } from "./quantity.js";
 import { TransformRegistry } from "./registry.js";
 import { integerId } from "./stable-id.js";
@@ -34,6 +36,9 @@ export function builtinTransforms(): TransformRegistry {
     .register("vocabulary_lookup", vocabularyLookup)
     .register("constant", constant)
     .register("integer_id", integerId)
-    .register("quantity", quantity);
+    .register("quantity", quantity)
+    .register("dv_text", dvText)
+    .register("dv_date_time", dvDateTime)
+    .register("dv_coded_text_from_coding", dvCodedTextFromCoding);
   return builtins;
 }
