@@ -76,7 +76,9 @@ export function openehrProblems(root: unknown, rootType?: string): string[] {
     }
     if (Array.isArray(v)) {
       if (v.length === 0) problems.push(`${path}: empty list`);
-      v.forEach((x, i) => visit(x, `${path}[${i}]`, attr, parent));
+      v.forEach((x, i) => {
+        visit(x, `${path}[${i}]`, attr, parent);
+      });
       return;
     }
     // PARTY_IDENTIFIED.name is a plain String; everywhere else these attributes hold RM objects.
