@@ -1,8 +1,11 @@
 // The fifteen built-in transforms of the spec, registered once under their spec names, plus generic helpers
 // the built-in crossmaps need (constant, integer_id, quantity, dv_text,
-// dv_date_time, dv_coded_text_from_coding).
+// dv_date_time, dv_coded_text_from_coding, date_part, select,
+// datetime_text).
 import { bool, float, int, passthrough, str } from "./casts.js";
 import { constant } from "./constant.js";
+import { datePart } from "./date-part.js";
+import { datetimeText } from "./datetime-text.js";
 import { codeableConcept, fhirDate, fhirPeriod, fhirReference } from "./fhir.js";
 import { format } from "./format.js";
 import { hl7v2Field } from "./hl7v2.js";
@@ -10,6 +13,7 @@ import { dvCodedText, dvQuantity } from "./openehr.js";
 import { dvCodedTextFromCoding, dvDateTime, dvText } from "./openehr-values.js";
 import { quantity } from "./quantity.js";
 import { TransformRegistry } from "./registry.js";
+import { select } from "./select.js";
 import { integerId } from "./stable-id.js";
 import { valueMap } from "./value-map.js";
 import { vocabularyLookup } from "./vocabulary.js";
@@ -39,6 +43,9 @@ export function builtinTransforms(): TransformRegistry {
     .register("quantity", quantity)
     .register("dv_text", dvText)
     .register("dv_date_time", dvDateTime)
-    .register("dv_coded_text_from_coding", dvCodedTextFromCoding);
+    .register("dv_coded_text_from_coding", dvCodedTextFromCoding)
+    .register("date_part", datePart)
+    .register("select", select)
+    .register("datetime_text", datetimeText);
   return builtins;
 }
