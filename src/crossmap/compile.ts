@@ -251,6 +251,7 @@ function compileField(
     fn,
     acceptsAbsent: resolved.definition.acceptsAbsent === true,
     required: entry.required === true,
+    ...(entry.default !== undefined ? { fallback: entry.default } : {}),
     set: compileSetter(steps),
   });
   state.mappings.push({ key, sourceEntity: entity, sources, target: entry.target, transform: resolved.name });
