@@ -236,9 +236,17 @@ function compileField(
     compileSourcePath: (p) => compileGetter(parseSourcePath(p)),
   };
   if (options.vocabulary) context.vocabulary = options.vocabulary;
+  if (entry.vocabulary_optional && entry.default === undefined) {
+    problems.add([...at, "vocabulary_optional"], "invalid_config", "vocabulary_optional needs a default");
+    return;
+  }
   let fn: CompiledField["fn"];
   try {
-    fn = resolved.definition.create(resolved.config, context);
+    // Nothing to look up without a vocabulary: the field yields nothing, so its default is written.
+    fn =
+      entry.vocabulary_optional && !options.vocabulary
+        ? () => undefined
+        : resolved.definition.create(resolved.config, context);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     problems.add([...at, "transform"], "invalid_config", `${resolved.type}: ${message}`);

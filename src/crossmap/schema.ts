@@ -21,6 +21,11 @@ export const FieldEntrySchema = z
      * (that issue is still counted, as a warning). E.g. OMOP's concept id 0 for "no matching concept".
      */
     default: z.union([z.string(), z.number(), z.boolean()]).optional(),
+    /**
+     * Without a vocabulary bridge, write `default` instead of loading the transform (which would fail to
+     * load): for concept lookups whose "unknown" answer is a value such as 0. Needs `default`.
+     */
+    vocabulary_optional: z.boolean().optional(),
     description: z.string().optional(),
   })
   .strict();

@@ -2,6 +2,7 @@
 // present (OMOP's *_concept_id, 0 = "no matching concept") is, while the reason is still reported.
 import { describe, expect, it } from "vitest";
 import { parseCrossmap } from "../../src/crossmap/load.js";
+import { loadError } from "../helpers.js";
 
 const doc = `source: s
 target: t
@@ -44,5 +45,33 @@ describe("field default", () => {
     const r = map({ code: "a", other: "1.5" });
     expect(r.value).toEqual({ concept_id: 1 });
     expect(r.issues.map((i) => [i.code, i.severity])).toEqual([["invalid_value", "error"]]);
+  });
+});
+
+describe("vocabulary_optional", () => {
+  const withLookup = (extra: string) => `source: s
+target: t
+entity_map: {e: T}
+field_map:
+  e.code: {target: T.concept_id, transform: vocabulary_lookup, config: {output: concept_id}${extra}}
+`;
+  it("writes the default for every record when no vocabulary is configured", () => {
+    const cm = parseCrossmap(withLookup(", default: 0, vocabulary_optional: true"));
+    expect(cm.mapper("e").map({ code: 201826 })).toEqual({ value: { concept_id: 0 }, issues: [] });
+  });
+  it("uses the vocabulary when there is one", () => {
+    const concept = { concept_id: 201826, vocabulary_id: "SNOMED", concept_code: "44054006" };
+    const vocabulary = {
+      getConcept: (id: number) => (id === 201826 ? concept : undefined),
+    } as unknown as import("../../src/vocab/bridge.js").VocabularyBridge;
+    const cm = parseCrossmap(withLookup(", default: 0, vocabulary_optional: true"), { vocabulary });
+    expect(cm.mapper("e").map({ code: 201826 }).value).toEqual({ concept_id: 201826 });
+    expect(cm.mapper("e").map({ code: 5 }).value).toEqual({ concept_id: 0 });
+  });
+  it("still fails to load without it, and needs a default", () => {
+    expect(loadError(withLookup(""))).toContain("no vocabulary bridge configured");
+    expect(loadError(withLookup(", vocabulary_optional: true"))).toContain(
+      'x.yaml:5:115: field_map["e.code"].vocabulary_optional: vocabulary_optional needs a default',
+    );
   });
 });
