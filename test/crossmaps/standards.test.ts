@@ -86,7 +86,7 @@ describe("standard definitions", () => {
       for (const f of cm.fieldMappings()) {
         const srcFields = new Set(source?.entities[f.sourceEntity]?.fields.map((x) => x.name));
         if (srcFields.size === 0) unknown.push(`source entity ${f.sourceEntity}`);
-        for (const s of f.sources) {
+        for (const s of [...f.sources, ...f.reads]) {
           const name = `${cm.source}:${f.sourceEntity}.${head(s)}`;
           if (!srcFields.has(head(s)) && !EXTRA_SOURCE_FIELDS.has(name)) unknown.push(name);
         }
