@@ -242,6 +242,7 @@ function compileField(
       if (!sources.includes(p) && !reads.includes(p)) reads.push(p);
       return getter;
     },
+    compileRelativePath: (p) => compileGetter(parseSourcePath(p)),
   };
   if (options.vocabulary) context.vocabulary = options.vocabulary;
   if (entry.vocabulary_optional && entry.default === undefined) {

@@ -30,9 +30,9 @@ export const select: TransformDefinition<z.infer<typeof config>> = {
     "The first list element matching `where`, the value at `get` inside it, looked up in `mapping`; else `default`.",
   create: (cfg, ctx) => {
     const where = Object.entries(cfg.where ?? {}).map(
-      ([k, want]) => [ctx.compileSourcePath(k), String(want)] as const,
+      ([k, want]) => [ctx.compileRelativePath(k), String(want)] as const,
     );
-    const get: Getter | undefined = cfg.get ? ctx.compileSourcePath(cfg.get) : undefined;
+    const get: Getter | undefined = cfg.get ? ctx.compileRelativePath(cfg.get) : undefined;
     const mapping = cfg.mapping ? new Map(Object.entries(cfg.mapping)) : undefined;
     const fallback = cfg.default;
     const orDefault = () => (fallback === undefined ? undefined : fallback);
