@@ -8,6 +8,7 @@ import { registerList } from "./list.js";
 import { registerProjects } from "./projects.js";
 import { registerReport } from "./report.js";
 import { registerServe } from "./serve.js";
+import { registerVocab } from "./vocab.js";
 
 export type CommandRegistrar = (program: Command) => void;
 
@@ -18,6 +19,7 @@ const registrars: CommandRegistrar[] = [
   registerServe,
   registerProjects,
   registerKeys,
+  registerVocab,
 ];
 
 export function buildProgram(): Command {

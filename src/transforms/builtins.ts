@@ -17,6 +17,7 @@ import { select } from "./select.js";
 import { integerId } from "./stable-id.js";
 import { valueMap } from "./value-map.js";
 import { vocabularyLookup } from "./vocabulary.js";
+import { vocabularyReverseLookup } from "./vocabulary-reverse.js";
 
 let builtins: TransformRegistry | undefined;
 
@@ -46,6 +47,7 @@ export function builtinTransforms(): TransformRegistry {
     .register("dv_coded_text_from_coding", dvCodedTextFromCoding)
     .register("date_part", datePart)
     .register("select", select)
-    .register("datetime_text", datetimeText);
+    .register("datetime_text", datetimeText)
+    .register("vocabulary_reverse_lookup", vocabularyReverseLookup);
   return builtins;
 }
