@@ -7,12 +7,17 @@ import { listen } from "../server/listen.js";
 import { jsonLineLogger } from "../server/logging.js";
 import { DEFAULT_MAX_RECORDS } from "../server/routes/cross-mapping.js";
 import { openStores } from "../store/env.js";
+import { openVocabulary } from "../vocab/lmdb-bridge.js";
 import { withDataDir } from "./data-dir.js";
 
 /** The built-in crossmaps, with the vocabulary bridge when `--vocab` names an index. */
-async function crossmapProvider(vocab: string | undefined): Promise<CrossmapProvider> {
-  if (vocab === undefined) return new CrossmapProvider();
-  throw new AppError(400, "invalid_argument", `--vocab ${vocab}: the vocabulary bridge is not available yet`);
+function crossmapProvider(vocab: string | undefined): {
+  crossmaps: CrossmapProvider;
+  close(): Promise<void>;
+} {
+  if (vocab === undefined) return { crossmaps: new CrossmapProvider(), close: async () => {} };
+  const bridge = openVocabulary(vocab);
+  return { crossmaps: new CrossmapProvider({ vocabulary: bridge }), close: () => bridge.close() };
 }
 
 interface ServeOptions {
@@ -65,7 +70,7 @@ async function serve(opts: ServeOptions): Promise<void> {
       `--max-records must be a positive integer, got ${opts.maxRecords}`,
     );
   }
-  const crossmaps = await crossmapProvider(opts.vocab);
+  const { crossmaps, close: closeVocabulary } = crossmapProvider(opts.vocab);
   const log = jsonLineLogger(process.stdout);
   const stores = openStores(opts.dataDir, { durability: opts.durability });
   if (stores.keys.isEmpty()) {
@@ -92,5 +97,6 @@ async function serve(opts: ServeOptions): Promise<void> {
   log({ level: "info", msg: "shutting down", signal });
   await running.close();
   await stores.close();
+  await closeVocabulary();
   log({ level: "info", msg: "stopped" });
 }

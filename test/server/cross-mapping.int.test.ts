@@ -249,3 +249,43 @@ describe("GET /api/v1/cross-mapping", () => {
     ]);
   });
 });
+
+describe("with the vocabulary bridge", () => {
+  it("serves vocabulary_lookup in map calls", async () => {
+    const { mkdtempSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join, resolve } = await import("node:path");
+    const { buildVocabulary } = await import("../../src/vocab/build.js");
+    const { openVocabulary } = await import("../../src/vocab/lmdb-bridge.js");
+    const { CrossmapProvider } = await import("../../src/crossmap/provider.js");
+    const dir = mkdtempSync(join(tmpdir(), "xm-vocab-"));
+    await buildVocabulary({ sourceDir: resolve("vocab"), outDir: join(dir, "index") });
+    const bridge = openVocabulary(join(dir, "index"));
+    const v = await startHarness({ crossmaps: new CrossmapProvider({ vocabulary: bridge }) });
+    try {
+      const crossmap =
+        "source: s\ntarget: t\nentity_map: {e: T}\nfield_map:\n  e.c: {target: T.code, transform: vocabulary_lookup}\n";
+      const body = {
+        source_standard: "s",
+        target_standard: "t",
+        source_entity: "e",
+        records: [{ c: 8507 }, { c: 1 }],
+        crossmap,
+      };
+      const r = await v.request("POST", "/api/v1/cross-mapping/map", { body });
+      expect(r.status).toBe(200);
+      const out = r.json as { results: Record<string, unknown>[]; issues: Record<string, unknown>[] };
+      expect(out.results[0]?.code).toEqual({
+        coding: [
+          { system: "https://fhir-terminology.ohdsi.org/CodeSystem/omop-gender", code: "M", display: "MALE" },
+        ],
+        text: "MALE",
+      });
+      expect(out.issues).toEqual([expect.objectContaining({ record: 1, code: "concept_not_found" })]);
+    } finally {
+      await v.stop();
+      await bridge.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
