@@ -8,22 +8,23 @@ describe("integer_id", () => {
   const t = transformer("integer_id");
   it("gives an id and every reference form of it the same integer", () => {
     const id = t(UUID).out;
-    expect(typeof id).toBe("number");
+    expect(typeof id).toBe("bigint");
     expect(t(`urn:uuid:${UUID}`).out).toBe(id);
     expect(t(`Patient/${UUID}`).out).toBe(id);
     expect(t(`http://example.org/fhir/Patient/${UUID}/_history/3`).out).toBe(id);
   });
-  it("is a pinned function of the id (SHA-256, first 8 bytes, mod 2^31-1, plus 1)", () => {
+  it("is a pinned function of the id (SHA-256, first 8 bytes, mod 2^bits-1, plus 1), 63 bits by default", () => {
     expect(t(UUID).out).toBe(stableInteger(UUID));
-    expect(stableInteger("abc")).toBe(66190701);
-    expect(stableInteger("abc", 63)).toBe(4213142463398924268n);
+    expect(stableInteger("abc")).toBe(4213142463398924268n);
+    expect(stableInteger("abc", 31)).toBe(66190701);
   });
   it("keeps decimal ids that fit, so OMOP ids survive a round trip through FHIR", () => {
     expect(t("12345").out).toBe(12345);
     expect(t("Patient/7").out).toBe(7);
     expect(t(42).out).toBe(42);
-    // beyond 2^31-1 or not canonical (leading zero): hashed into range instead
-    const big = t("3000000000").out as number;
+    expect(t("1741351032930224901").out).toBe(1741351032930224901n);
+    // beyond 2^bits-1 or not canonical (leading zero): hashed into range instead
+    const big = transformer("integer_id", { bits: 31 })("3000000000").out as number;
     expect(big).not.toBe(3000000000);
     expect(big).toBeGreaterThan(0);
     expect(big).toBeLessThan(2 ** 31);
