@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 
 const cases: Record<string, string> = {
   mapper: "mapper.ts",
+  review: "review-load.ts",
 };
 
 const [name, ...args] = process.argv.slice(2);
