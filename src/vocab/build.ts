@@ -140,7 +140,7 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
       const relInput = {
         file: relationshipFile,
         runsDir: join(building, "runs-relations"),
-        chunk: options.relationshipChunk ?? 2_000_000,
+        chunk: options.relationshipChunk ?? 4_000_000,
         maxProblems,
       };
       const relProgress = progress("relationships", relationshipFile);
