@@ -2,10 +2,11 @@
 import { Command, CommanderError } from "commander";
 import { AppError } from "../errors.js";
 import { version } from "../version.js";
+import { registerMap } from "./map.js";
 
 export type CommandRegistrar = (program: Command) => void;
 
-const registrars: CommandRegistrar[] = [];
+const registrars: CommandRegistrar[] = [registerMap];
 
 export function buildProgram(): Command {
   const program = new Command("crossmap")

@@ -1,0 +1,177 @@
+// JSON text <-> values without losing 64-bit integers: JSON.parse/JSON.stringify on the common path,
+// a small exact parser and serialiser only for the rare line or record that needs them.
+/** Sixteen digits in a row: the shortest run that can exceed 2^53 - 1 (9007199254740991). */
+const MAYBE_BIG_INTEGER = /\d{16}/;
+
+/**
+ * Parses one JSON text. Integer literals beyond 2^53 become `bigint` so they keep every digit; everything
+ * else is what JSON.parse gives. Throws a SyntaxError on malformed text.
+ */
+export function parseJson(text: string): unknown {
+  // A run of 16 digits may sit inside a string (UUIDs, SNOMED codes); the exact parser then simply agrees
+  // with JSON.parse, so the test only has to be cheap, not precise.
+  if (!MAYBE_BIG_INTEGER.test(text)) return JSON.parse(text);
+  return new ExactParser(text).parseDocument();
+}
+
+/** Serialises like JSON.stringify, but writes `bigint` as bare digits instead of throwing. */
+export function stringifyJson(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    if (err instanceof TypeError && /BigInt/i.test(err.message)) return stringifyExact(value) ?? "null";
+    throw err;
+  }
+}
+
+function stringifyExact(value: unknown): string | undefined {
+  switch (typeof value) {
+    case "bigint":
+      return value.toString();
+    case "string":
+    case "number":
+    case "boolean":
+      return JSON.stringify(value);
+    case "undefined":
+    case "function":
+    case "symbol":
+      return undefined;
+  }
+  if (value === null) return "null";
+  const withToJson = value as { toJSON?: () => unknown };
+  if (typeof withToJson.toJSON === "function") return stringifyExact(withToJson.toJSON());
+  if (Array.isArray(value)) {
+    return `[${value.map((item) => stringifyExact(item) ?? "null").join(",")}]`;
+  }
+  const parts: string[] = [];
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    const text = stringifyExact(item);
+    if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`);
+  }
+  return `{${parts.join(",")}}`;
+}
+
+/** A strict RFC 8259 parser; slower than JSON.parse, used only for texts that may hold big integers. */
+class ExactParser {
+  private pos = 0;
+  constructor(private readonly text: string) {}
+
+  parseDocument(): unknown {
+    this.skipSpace();
+    const value = this.parseValue();
+    this.skipSpace();
+    if (this.pos < this.text.length) this.fail("Unexpected non-whitespace character after JSON");
+    return value;
+  }
+
+  private parseValue(): unknown {
+    const c = this.text.charCodeAt(this.pos);
+    if (c === 0x7b) return this.parseObject();
+    if (c === 0x5b) return this.parseArray();
+    if (c === 0x22) return this.parseString();
+    if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return this.parseNumber();
+    if (this.text.startsWith("true", this.pos)) return this.literal(4, true);
+    if (this.text.startsWith("false", this.pos)) return this.literal(5, false);
+    if (this.text.startsWith("null", this.pos)) return this.literal(4, null);
+    return this.fail(this.pos < this.text.length ? "Unexpected token" : "Unexpected end of JSON input");
+  }
+
+  private literal<T>(length: number, value: T): T {
+    this.pos += length;
+    return value;
+  }
+
+  private parseObject(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    this.pos++;
+    this.skipSpace();
+    if (this.text.charCodeAt(this.pos) === 0x7d) {
+      this.pos++;
+      return out;
+    }
+    for (;;) {
+      this.skipSpace();
+      if (this.text.charCodeAt(this.pos) !== 0x22) this.fail("Expected a property name");
+      const key = this.parseString();
+      this.skipSpace();
+      if (this.text.charCodeAt(this.pos) !== 0x3a) this.fail("Expected ':' after a property name");
+      this.pos++;
+      this.skipSpace();
+      // defineProperty so that a "__proto__" key is data, as with JSON.parse.
+      Object.defineProperty(out, key, {
+        value: this.parseValue(),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      this.skipSpace();
+      const c = this.text.charCodeAt(this.pos++);
+      if (c === 0x7d) return out;
+      if (c !== 0x2c) this.fail("Expected ',' or '}' after a property value", this.pos - 1);
+    }
+  }
+
+  private parseArray(): unknown[] {
+    const out: unknown[] = [];
+    this.pos++;
+    this.skipSpace();
+    if (this.text.charCodeAt(this.pos) === 0x5d) {
+      this.pos++;
+      return out;
+    }
+    for (;;) {
+      this.skipSpace();
+      out.push(this.parseValue());
+      this.skipSpace();
+      const c = this.text.charCodeAt(this.pos++);
+      if (c === 0x5d) return out;
+      if (c !== 0x2c) this.fail("Expected ',' or ']' after an array element", this.pos - 1);
+    }
+  }
+
+  private parseString(): string {
+    const start = this.pos;
+    const end = this.scanString(start);
+    // The string's own JSON text is valid JSON: let the native parser do the unescaping.
+    return JSON.parse(this.text.slice(start, end)) as string;
+  }
+
+  /** Returns the index just after the closing quote of the string starting at `start`. */
+  private scanString(start: number): number {
+    let i = start + 1;
+    for (;;) {
+      const c = this.text.charCodeAt(i);
+      if (Number.isNaN(c)) this.fail("Unterminated string in JSON", i);
+      if (c === 0x22) break;
+      if (c === 0x5c) i++;
+      else if (c < 0x20) this.fail("Bad control character in string literal", i);
+      i++;
+    }
+    this.pos = i + 1;
+    return this.pos;
+  }
+
+  private parseNumber(): number | bigint {
+    const match = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
+    match.lastIndex = this.pos;
+    const m = match.exec(this.text);
+    if (!m) return this.fail("No number after minus sign");
+    this.pos = match.lastIndex;
+    const literal = m[0];
+    const n = Number(literal);
+    if (m[1] === undefined && m[2] === undefined && !Number.isSafeInteger(n)) return BigInt(literal);
+    return n;
+  }
+
+  private skipSpace(): void {
+    for (;;) {
+      const c = this.text.charCodeAt(this.pos);
+      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return;
+      this.pos++;
+    }
+  }
+
+  private fail(message: string, at = this.pos): never {
+    throw new SyntaxError(`${message} in JSON at position ${at}`);
+  }
+}

@@ -1,0 +1,107 @@
+// Where batches get mapped: on the calling thread, or spread over worker threads. Results come back as
+// promises; the caller awaits them in submission order, which is what keeps output in input order.
+import { Worker } from "node:worker_threads";
+import { AppError } from "../errors.js";
+import type { BatchMapper } from "./stage.js";
+import type { Batch, BatchResult } from "./types.js";
+import type { FromWorker, ToWorker, WorkerInit } from "./worker.js";
+
+export interface BatchProcessor {
+  /** How many batches may be in flight before the caller should wait for the oldest. */
+  readonly capacity: number;
+  submit(batch: Batch): Promise<BatchResult>;
+  close(): Promise<void>;
+}
+
+/** --workers 1: map on this thread; reading and writing still overlap through the event loop. */
+export function inProcess(mapBatch: BatchMapper): BatchProcessor {
+  return {
+    capacity: 1,
+    submit: async (batch) => mapBatch(batch),
+    close: async () => {},
+  };
+}
+
+interface Slot {
+  worker: Worker;
+  pending: Map<number, { resolve: (r: BatchResult) => void; reject: (e: Error) => void }>;
+}
+
+/** Starts `count` workers (compiled JS from dist) and resolves once every one has compiled its plan. */
+export async function startWorkerPool(options: {
+  count: number;
+  init: WorkerInit;
+  workerUrl?: URL;
+}): Promise<BatchProcessor> {
+  const url = options.workerUrl ?? new URL("./worker.js", import.meta.url);
+  const slots: Slot[] = [];
+  let nextId = 0;
+  let failure: Error | undefined;
+
+  const fail = (slot: Slot, err: Error) => {
+    failure ??= err;
+    for (const p of slot.pending.values()) p.reject(err);
+    slot.pending.clear();
+  };
+
+  const starting = Array.from({ length: options.count }, () => {
+    const worker = new Worker(url, { workerData: options.init });
+    const slot: Slot = { worker, pending: new Map() };
+    slots.push(slot);
+    return new Promise<void>((resolve, reject) => {
+      worker.on("message", (msg: FromWorker) => {
+        if (msg.kind === "ready") resolve();
+        else if (msg.kind === "init_error") reject(new AppError(500, "worker_error", msg.message));
+        else {
+          const p = slot.pending.get(msg.id);
+          slot.pending.delete(msg.id);
+          if (msg.kind === "result") p?.resolve(msg.result);
+          else p?.reject(new AppError(500, "worker_error", `a worker failed: ${msg.message}`));
+        }
+      });
+      worker.on("error", (err) => {
+        const e = new AppError(500, "worker_error", `a worker failed: ${err.stack ?? err.message}`);
+        fail(slot, e);
+        reject(e);
+      });
+      worker.on("exit", (code) => {
+        if (slot.pending.size > 0)
+          fail(slot, new AppError(500, "worker_error", `a worker exited with code ${code}`));
+      });
+    });
+  });
+
+  const close = async () => {
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+  };
+
+  try {
+    await Promise.all(starting);
+  } catch (err) {
+    await close();
+    throw err;
+  }
+
+  return {
+    capacity: options.count * 2,
+    submit(batch) {
+      if (failure) return Promise.reject(failure);
+      let slot = slots[0]!;
+      for (const s of slots) if (s.pending.size < slot.pending.size) slot = s;
+      const id = nextId++;
+      const transfer: ArrayBuffer[] = [];
+      let message: ToWorker = { id, batch };
+      if (batch.kind === "lines") {
+        // A fresh copy, moved rather than cloned: a view into a pooled read buffer would clone all of it.
+        const text = batch.text.slice();
+        transfer.push(text.buffer as ArrayBuffer);
+        message = { id, batch: { ...batch, text } };
+      }
+      return new Promise<BatchResult>((resolve, reject) => {
+        slot.pending.set(id, { resolve, reject });
+        slot.worker.postMessage(message, transfer);
+      });
+    },
+    close,
+  };
+}

@@ -1,0 +1,114 @@
+// Output sinks: stdout, one file (-o) or one file per target entity (--out-dir). Files are written
+// beside their final name and renamed only when the run succeeds, so a reader never sees half a file.
+import { once } from "node:events";
+import { createWriteStream, type WriteStream } from "node:fs";
+import { mkdir, rename, rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import type { Writable } from "node:stream";
+import { AppError } from "../errors.js";
+
+export interface OutputSink {
+  /** Writes NDJSON text for a target entity ("" when not splitting); resolves when it may be called again. */
+  write(entity: string, text: string): Promise<void>;
+  /** Finishes and publishes the output. */
+  commit(): Promise<void>;
+  /** Drops unpublished output (files are removed; stdout keeps what it got). */
+  abort(): Promise<void>;
+}
+
+/** Writes with backpressure: waits for 'drain' when the stream's buffer is full. */
+export async function writeText(stream: Writable, text: string): Promise<void> {
+  if (text.length === 0) return;
+  if (!stream.write(text)) await once(stream, "drain");
+}
+
+export function streamSink(stream: Writable): OutputSink {
+  return {
+    write: (_entity, text) => writeText(stream, text),
+    commit: async () => {},
+    abort: async () => {},
+  };
+}
+
+/** A file published atomically: written to a hidden temporary beside it, renamed on commit. */
+class AtomicFile {
+  readonly temp: string;
+  readonly stream: WriteStream;
+  private failure: Error | undefined;
+
+  constructor(readonly path: string) {
+    this.temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+    this.stream = createWriteStream(this.temp);
+    this.stream.on("error", (err) => {
+      this.failure = err;
+    });
+  }
+
+  async write(text: string): Promise<void> {
+    if (this.failure) throw writeError(this.path, this.failure);
+    await writeText(this.stream, text);
+  }
+
+  async close(): Promise<void> {
+    if (!this.stream.closed) {
+      this.stream.end();
+      await once(this.stream, "close");
+    }
+    if (this.failure) throw writeError(this.path, this.failure);
+  }
+
+  async commit(): Promise<void> {
+    await this.close();
+    await rename(this.temp, this.path);
+  }
+
+  async abort(): Promise<void> {
+    await this.close().catch(() => {});
+    await rm(this.temp, { force: true });
+  }
+}
+
+export async function fileSink(path: string): Promise<OutputSink> {
+  await ensureDir(dirname(path));
+  const file = new AtomicFile(path);
+  return {
+    write: (_entity, text) => file.write(text),
+    commit: () => file.commit(),
+    abort: () => file.abort(),
+  };
+}
+
+/** One `<TargetEntity>.ndjson` per target entity, as FHIR Bulk Data exports are laid out. */
+export async function dirSink(dir: string): Promise<OutputSink> {
+  await ensureDir(dir);
+  const files = new Map<string, AtomicFile>();
+  const fileFor = (entity: string): AtomicFile => {
+    let file = files.get(entity);
+    if (!file) {
+      file = new AtomicFile(join(dir, `${entity}.ndjson`));
+      files.set(entity, file);
+    }
+    return file;
+  };
+  return {
+    write: (entity, text) => fileFor(entity).write(text),
+    commit: async () => {
+      for (const file of files.values()) await file.commit();
+    },
+    abort: async () => {
+      for (const file of files.values()) await file.abort();
+    },
+  };
+}
+
+async function ensureDir(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (err) {
+    throw new AppError(400, "output_error", `cannot create directory ${dir}: ${(err as Error).message}`);
+  }
+}
+
+function writeError(path: string, err: Error): AppError {
+  return new AppError(500, "output_error", `cannot write ${path}: ${err.message}`);
+}
