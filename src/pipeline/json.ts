@@ -73,7 +73,9 @@ class ExactParser {
     if (this.text.startsWith("true", this.pos)) return this.literal(4, true);
     if (this.text.startsWith("false", this.pos)) return this.literal(5, false);
     if (this.text.startsWith("null", this.pos)) return this.literal(4, null);
-    return this.fail(this.pos < this.text.length ? "Unexpected token" : "Unexpected end of JSON input");
+    return this.fail(
+      this.pos < this.text.length ? "Unexpected token in JSON" : "Unexpected end of JSON input",
+    );
   }
 
   private literal<T>(length: number, value: T): T {
@@ -91,10 +93,10 @@ class ExactParser {
     }
     for (;;) {
       this.skipSpace();
-      if (this.text.charCodeAt(this.pos) !== 0x22) this.fail("Expected a property name");
+      if (this.text.charCodeAt(this.pos) !== 0x22) this.fail("Expected property name or '}' in JSON");
       const key = this.parseString();
       this.skipSpace();
-      if (this.text.charCodeAt(this.pos) !== 0x3a) this.fail("Expected ':' after a property name");
+      if (this.text.charCodeAt(this.pos) !== 0x3a) this.fail("Expected ':' after property name in JSON");
       this.pos++;
       this.skipSpace();
       // defineProperty so that a "__proto__" key is data, as with JSON.parse.
@@ -107,7 +109,7 @@ class ExactParser {
       this.skipSpace();
       const c = this.text.charCodeAt(this.pos++);
       if (c === 0x7d) return out;
-      if (c !== 0x2c) this.fail("Expected ',' or '}' after a property value", this.pos - 1);
+      if (c !== 0x2c) this.fail("Expected ',' or '}' after property value in JSON", this.pos - 1);
     }
   }
 
@@ -125,7 +127,7 @@ class ExactParser {
       this.skipSpace();
       const c = this.text.charCodeAt(this.pos++);
       if (c === 0x5d) return out;
-      if (c !== 0x2c) this.fail("Expected ',' or ']' after an array element", this.pos - 1);
+      if (c !== 0x2c) this.fail("Expected ',' or ']' after array element in JSON", this.pos - 1);
     }
   }
 
@@ -144,7 +146,7 @@ class ExactParser {
       if (Number.isNaN(c)) this.fail("Unterminated string in JSON", i);
       if (c === 0x22) break;
       if (c === 0x5c) i++;
-      else if (c < 0x20) this.fail("Bad control character in string literal", i);
+      else if (c < 0x20) this.fail("Bad control character in string literal in JSON", i);
       i++;
     }
     this.pos = i + 1;
@@ -155,7 +157,7 @@ class ExactParser {
     const match = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
     match.lastIndex = this.pos;
     const m = match.exec(this.text);
-    if (!m) return this.fail("No number after minus sign");
+    if (!m) return this.fail("No number after minus sign in JSON");
     this.pos = match.lastIndex;
     const literal = m[0];
     const n = Number(literal);
@@ -172,6 +174,6 @@ class ExactParser {
   }
 
   private fail(message: string, at = this.pos): never {
-    throw new SyntaxError(`${message} in JSON at position ${at}`);
+    throw new SyntaxError(`${message} at position ${at}`);
   }
 }
