@@ -1,0 +1,178 @@
+// Benchmark `map-throughput`: crossmap map on 1M OMOP person and 1M condition_occurrence NDJSON rows,
+// against a plain JSON.parse + JSON.stringify baseline run in the same session, plus peak RSS while
+// mapping a 2 GB stream. Knobs: BENCH_ROWS (default 1000000), BENCH_RSS_GB (default 2; 0 skips it).
+import { spawn } from "node:child_process";
+import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { generateConditions, generatePersons } from "./generate.js";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const outDir = join(root, "bench", "out");
+const cli = join(root, "bin", "crossmap.js");
+const crossmap = join(root, "bench", "omop-to-fhir.yaml");
+const hook = new URL("./rss-hook.mjs", import.meta.url).href;
+
+interface Timing {
+  case: string;
+  records: number;
+  seconds: number;
+  records_per_s: number;
+  ratio_to_baseline: number | null;
+  peak_rss_mb: number;
+  input_mb: number;
+}
+
+/** Runs `node --import rss-hook args`, feeding `stdin` if given; resolves to wall time and peak RSS. */
+async function timed(
+  args: string[],
+  stdin?: NodeJS.ReadableStream,
+): Promise<{ seconds: number; rssMb: number }> {
+  const rssFile = join(outDir, `rss-${process.pid}.txt`);
+  rmSync(rssFile, { force: true });
+  const started = performance.now();
+  const child = spawn(process.execPath, ["--import", hook, ...args], {
+    stdio: [stdin ? "pipe" : "ignore", "ignore", "pipe"],
+    env: { ...process.env, CROSSMAP_BENCH_RSS_FILE: rssFile },
+  });
+  let stderr = "";
+  child.stderr?.on("data", (d) => {
+    stderr += d;
+  });
+  if (stdin && child.stdin) {
+    child.stdin.on("error", () => {});
+    stdin.pipe(child.stdin);
+  }
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  const seconds = (performance.now() - started) / 1000;
+  if (code !== 0) throw new Error(`${args.join(" ")} exited with ${code}:\n${stderr}`);
+  const rssMb = Number(readFileSync(rssFile, "utf8")) / 1024;
+  return { seconds, rssMb };
+}
+
+async function ensureData(rows: number): Promise<{ person: string; condition: string }> {
+  mkdirSync(outDir, { recursive: true });
+  const person = join(outDir, `person-${rows}.ndjson`);
+  const condition = join(outDir, `condition_occurrence-${rows}.ndjson`);
+  if (!existsSync(person)) {
+    process.stderr.write(`generating ${rows} person rows...\n`);
+    await generatePersons(`${person}.part`, rows);
+    renameSync(`${person}.part`, person);
+  }
+  if (!existsSync(condition)) {
+    process.stderr.write(`generating ${rows} condition_occurrence rows...\n`);
+    await generateConditions(`${condition}.part`, rows, rows);
+    renameSync(`${condition}.part`, condition);
+  }
+  return { person, condition };
+}
+
+/** The person file again and again, as one stream of `bytes` bytes (whole lines). */
+function repeated(file: string, bytes: number): NodeJS.ReadableStream {
+  const out = new PassThrough({ highWaterMark: 1 << 20 });
+  const size = statSync(file).size;
+  const rounds = Math.max(1, Math.ceil(bytes / size));
+  (async () => {
+    for (let i = 0; i < rounds; i++) {
+      for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
+        if (!out.write(chunk)) await new Promise((r) => out.once("drain", r));
+      }
+    }
+    out.end();
+  })().catch((err) => out.destroy(err));
+  return out;
+}
+
+export async function run(): Promise<void> {
+  const rows = Number(process.env.BENCH_ROWS ?? 1_000_000);
+  const rssGb = Number(process.env.BENCH_RSS_GB ?? 2);
+  const cores = availableParallelism();
+  const data = await ensureData(rows);
+  const results: Timing[] = [];
+  const out = join(outDir, "result.ndjson");
+
+  for (const [entity, file] of [
+    ["person", data.person],
+    ["condition_occurrence", data.condition],
+  ] as const) {
+    const inputMb = statSync(file).size / 2 ** 20;
+    const base = await timed([join(root, "bench", "baseline.mjs"), file, out]);
+    const row = (name: string, t: { seconds: number; rssMb: number }): Timing => ({
+      case: `${entity} ${name}`,
+      records: rows,
+      seconds: round(t.seconds, 2),
+      records_per_s: Math.round(rows / t.seconds),
+      ratio_to_baseline: round(base.seconds / t.seconds, 2),
+      peak_rss_mb: Math.round(t.rssMb),
+      input_mb: Math.round(inputMb),
+    });
+    results.push({ ...row("baseline (JSON.parse+stringify)", base), ratio_to_baseline: 1 });
+    for (const workers of [1, cores]) {
+      const args = [cli, "map", "--crossmap", crossmap, "--entity", entity, "--workers", String(workers)];
+      const t = await timed([...args, "--quiet", "-o", out, file]);
+      results.push(row(`crossmap map --workers ${workers}${workers === cores ? " (default)" : ""}`, t));
+    }
+  }
+
+  if (rssGb > 0) {
+    const bytes = rssGb * 2 ** 30;
+    const args = [cli, "map", "--crossmap", crossmap, "--entity", "person", "--quiet"];
+    const t = await timed(args, repeated(data.person, bytes));
+    const records = Math.ceil(bytes / statSync(data.person).size) * rows;
+    results.push({
+      case: `person ${rssGb} GB stdin -> stdout, default workers`,
+      records,
+      seconds: round(t.seconds, 2),
+      records_per_s: Math.round(records / t.seconds),
+      ratio_to_baseline: null,
+      peak_rss_mb: Math.round(t.rssMb),
+      input_mb: Math.round(
+        (Math.ceil(bytes / statSync(data.person).size) * statSync(data.person).size) / 2 ** 20,
+      ),
+    });
+  }
+  rmSync(out, { force: true });
+
+  const find = (c: string) => results.find((r) => r.case.startsWith(c));
+  const w1 = find("person crossmap map --workers 1");
+  const wd = find(`person crossmap map --workers ${cores}`);
+  const big = results.find((r) => r.case.includes("GB stdin"));
+  const targets = {
+    workers1_vs_baseline: { value: w1?.ratio_to_baseline ?? null, target: 0.6 },
+    default_vs_workers1: {
+      value: w1 && wd ? round(wd.records_per_s / w1.records_per_s, 2) : null,
+      target: 1.5,
+    },
+    peak_rss_mb_2gb: { value: big?.peak_rss_mb ?? null, target: 200 },
+  };
+  printTable(results);
+  process.stdout.write(`targets: ${JSON.stringify(targets)}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ bench: "map-throughput", cores, node: process.version, rows, results, targets })}\n`,
+  );
+}
+
+function printTable(rows: Timing[]): void {
+  const head = ["case", "records", "seconds", "records/s", "x baseline", "peak RSS MB", "input MB"];
+  const body = rows.map((r) => [
+    r.case,
+    String(r.records),
+    r.seconds.toFixed(2),
+    String(r.records_per_s),
+    r.ratio_to_baseline === null ? "-" : r.ratio_to_baseline.toFixed(2),
+    String(r.peak_rss_mb),
+    String(r.input_mb),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  process.stdout.write(`${line(head)}\n${widths.map((w) => "-".repeat(w)).join("  ")}\n`);
+  for (const b of body) process.stdout.write(`${line(b)}\n`);
+}
+
+function round(n: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
