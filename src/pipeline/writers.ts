@@ -23,8 +23,18 @@ export async function writeText(stream: Writable, text: string): Promise<void> {
 }
 
 export function streamSink(stream: Writable): OutputSink {
+  // A reader that goes away (`| head`) surfaces as an 'error' event; without a listener it would crash.
+  let failure: Error | undefined;
+  stream.on("error", (err) => {
+    failure = err;
+  });
   return {
-    write: (_entity, text) => writeText(stream, text),
+    write: async (_entity, text) => {
+      if (failure) throw new AppError(500, "output_error", `cannot write the output: ${failure.message}`);
+      await writeText(stream, text).catch((err: Error) => {
+        throw new AppError(500, "output_error", `cannot write the output: ${err.message}`);
+      });
+    },
     commit: async () => {},
     abort: async () => {},
   };
