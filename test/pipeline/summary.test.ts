@@ -52,9 +52,9 @@ describe("run reporting", () => {
     progress.bytes(1024 * 1024);
     progress.done();
     const drawn = String(stream.read()).split("\r").filter(Boolean);
-    expect(drawn.at(-1)).toMatch(
-      /^\x1b\[K1,500 records {2}[\d,]+ records\/s {2}1\.0 MB of 4\.0 MB \(25%\)\n$/,
-    );
+    const last = drawn.at(-1)!;
+    expect(last.startsWith("\u001b[K1,500 records  ")).toBe(true);
+    expect(last).toMatch(/ records\/s {2}1\.0 MB of 4\.0 MB \(25%\)\n$/);
     const off = new PassThrough();
     const silent = createProgress({ enabled: false, totalBytes: undefined, stream: off as never });
     silent.records(1);
