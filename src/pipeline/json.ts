@@ -1,17 +1,25 @@
 // JSON text <-> values without losing 64-bit integers: JSON.parse/JSON.stringify on the common path,
 // a small exact parser and serialiser only for the rare line or record that needs them.
-/** Sixteen digits in a row: the shortest run that can exceed 2^53 - 1 (9007199254740991). */
-const MAYBE_BIG_INTEGER = /\d{16}/;
-
 /**
  * Parses one JSON text. Integer literals beyond 2^53 become `bigint` so they keep every digit; everything
  * else is what JSON.parse gives. Throws a SyntaxError on malformed text.
  */
 export function parseJson(text: string): unknown {
-  // A run of 16 digits may sit inside a string (UUIDs, SNOMED codes); the exact parser then simply agrees
-  // with JSON.parse, so the test only has to be cheap, not precise.
-  if (!MAYBE_BIG_INTEGER.test(text)) return JSON.parse(text);
-  return new ExactParser(text).parseDocument();
+  const value = JSON.parse(text);
+  // Any integer literal beyond 2^53 parses to a double that is not a safe integer, so the native result
+  // says whether the slow exact parse is needed; scanning the text for digit runs cost more than this.
+  return hasUnsafeInteger(value) ? new ExactParser(text).parseDocument() : value;
+}
+
+function hasUnsafeInteger(value: unknown): boolean {
+  if (typeof value === "number") return Number.isInteger(value) && !Number.isSafeInteger(value);
+  if (typeof value !== "object" || value === null) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (hasUnsafeInteger(item)) return true;
+    return false;
+  }
+  for (const key in value) if (hasUnsafeInteger((value as Record<string, unknown>)[key])) return true;
+  return false;
 }
 
 /** Serialises like JSON.stringify, but writes `bigint` as bare digits instead of throwing. */

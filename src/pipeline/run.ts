@@ -15,6 +15,9 @@ import { type RunSummary, SummaryCounter } from "./summary.js";
 import type { BatchResult, OnError, RunIssue } from "./types.js";
 import { dirSink, fileSink, type OutputSink, streamSink, writeText } from "./writers.js";
 
+/** Big enough to amortise a message to a worker, small enough that the batches in flight stay a few MB. */
+const DEFAULT_BATCH_BYTES = 256 * 1024;
+
 export type OutputTarget =
   | { kind: "stdout" }
   | { kind: "file"; path: string }
@@ -89,7 +92,7 @@ export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
       for (const input of options.inputs) {
         const batches = readInput(input, {
           stdin: options.stdin,
-          batchBytes: options.batchBytes ?? 512 * 1024,
+          batchBytes: options.batchBytes ?? DEFAULT_BATCH_BYTES,
           batchRecords: options.batchRecords ?? 2000,
           onBytes: (n) => progress.bytes(n),
         });

@@ -32,7 +32,6 @@ interface Place {
 export function createBatchMapper(plan: MappingPlan, options: StageOptions): BatchMapper {
   const failFast = options.onError === "fail";
   const perEntity = options.perEntity;
-  const decoder = new TextDecoder("utf-8");
 
   return (batch) => {
     const result: BatchResult = {
@@ -147,7 +146,7 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
     return result;
 
     function mapLines(b: LinesBatch): void {
-      let text = decoder.decode(b.text);
+      let text = Buffer.from(b.text.buffer, b.text.byteOffset, b.text.byteLength).toString("utf8");
       if (b.firstLine === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       let start = 0;
       let line = b.firstLine;

@@ -63,8 +63,11 @@ export interface RunIssue {
 
 /** What a batch turned into. Counts are per input record. */
 export interface BatchResult {
-  /** NDJSON text, by target entity when writing per-entity files, else all under "". */
-  output: Record<string, string>;
+  /**
+   * NDJSON, by target entity when writing per-entity files, else all under "". Workers send it as UTF-8
+   * bytes so that encoding happens off the main thread and the buffer can be moved, not copied.
+   */
+  output: Record<string, string | Uint8Array>;
   recordsIn: number;
   recordsOut: number;
   /** Records not written (malformed, wrong shape, no entity). */

@@ -17,19 +17,29 @@ export type FromWorker =
   | { kind: "error"; id: number; message: string };
 
 const port = parentPort;
+const encoder = new TextEncoder();
 if (port) {
   const init = workerData as WorkerInit;
   loadPlan(init.plan).then(
     (plan) => {
       const mapBatch = createBatchMapper(plan, init.stage);
       port.on("message", ({ id, batch }: ToWorker) => {
+        const transfer: ArrayBuffer[] = [];
         let reply: FromWorker;
         try {
-          reply = { kind: "result", id, result: mapBatch(batch) };
+          const result = mapBatch(batch);
+          for (const [entity, text] of Object.entries(result.output)) {
+            if (typeof text !== "string") continue;
+            // TextEncoder gives each result its own buffer (Buffer.from may use a shared pool), so it can move.
+            const bytes = encoder.encode(text);
+            result.output[entity] = bytes;
+            transfer.push(bytes.buffer as ArrayBuffer);
+          }
+          reply = { kind: "result", id, result };
         } catch (err) {
           reply = { kind: "error", id, message: (err as Error).stack ?? String(err) };
         }
-        port.postMessage(reply);
+        port.postMessage(reply, transfer);
       });
       port.postMessage({ kind: "ready" } satisfies FromWorker);
     },

@@ -8,8 +8,8 @@ import type { Writable } from "node:stream";
 import { AppError } from "../errors.js";
 
 export interface OutputSink {
-  /** Writes NDJSON text for a target entity ("" when not splitting); resolves when it may be called again. */
-  write(entity: string, text: string): Promise<void>;
+  /** Writes NDJSON for a target entity ("" when not splitting); resolves when it may be called again. */
+  write(entity: string, text: string | Uint8Array): Promise<void>;
   /** Finishes and publishes the output. */
   commit(): Promise<void>;
   /** Drops unpublished output (files are removed; stdout keeps what it got). */
@@ -17,7 +17,7 @@ export interface OutputSink {
 }
 
 /** Writes with backpressure: waits for 'drain' when the stream's buffer is full. */
-export async function writeText(stream: Writable, text: string): Promise<void> {
+export async function writeText(stream: Writable, text: string | Uint8Array): Promise<void> {
   if (text.length === 0) return;
   if (!stream.write(text)) await once(stream, "drain");
 }
@@ -54,7 +54,7 @@ class AtomicFile {
     });
   }
 
-  async write(text: string): Promise<void> {
+  async write(text: string | Uint8Array): Promise<void> {
     if (this.failure) throw writeError(this.path, this.failure);
     await writeText(this.stream, text);
   }

@@ -32,7 +32,7 @@ const MALFORMED_4 = {
 describe("the mapping stage", () => {
   it("skips a malformed line, keeps a record with an unmappable value, and reports both", () => {
     const result = createBatchMapper(plan, { onError: "skip", perEntity: false })(lines(tenLines));
-    const out = result.output[""]!.trimEnd().split("\n");
+    const out = String(result.output[""]).trimEnd().split("\n");
     expect(out).toHaveLength(9);
     expect(out[3]).toBe('{"resourceType":"Patient","id":"5","gender":"unknown","birthDate":"1972-12-01"}');
     expect(out[5]).toBe('{"resourceType":"Patient","id":"7","birthDate":"1980-02-29"}');
@@ -60,9 +60,10 @@ describe("the mapping stage", () => {
   it("with --on-error fail stops at line 4 and keeps only what came before", () => {
     const result = createBatchMapper(plan, { onError: "fail", perEntity: false })(lines(tenLines));
     expect(
-      result.output[""]!.trimEnd()
+      String(result.output[""])
+        .trimEnd()
         .split("\n")
-        .map((l) => JSON.parse(l).id),
+        .map((l: string) => JSON.parse(l).id),
     ).toEqual(["1", "2", "3"]);
     expect(result.fatal).toEqual(MALFORMED_4);
     expect(result).toMatchObject({ recordsIn: 4, recordsOut: 3, recordsFailed: 1 });
