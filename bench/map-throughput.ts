@@ -85,7 +85,7 @@ function repeated(file: string, bytes: number): NodeJS.ReadableStream {
   return out;
 }
 
-export async function run(): Promise<void> {
+async function run(): Promise<void> {
   const rows = Number(process.env.BENCH_ROWS ?? 1_000_000);
   const rssGb = Number(process.env.BENCH_RSS_GB ?? 2);
   const cores = availableParallelism();
@@ -176,3 +176,5 @@ function round(n: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(n * f) / f;
 }
+
+await run();

@@ -1,17 +1,24 @@
-// `npm run bench [case...]`: runs the named benchmark cases (all when none is named). A new benchmark
-// is a module exporting `run()`, added to `cases` below.
-const cases: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
-  "map-throughput": () => import("./map-throughput.js"),
+// `npm run bench [-- NAME [ARGS...]]`: runs one named benchmark, or all of them in turn.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const cases: Record<string, string> = {
+  mapper: "mapper.ts",
+  "map-throughput": "map-throughput.ts",
 };
 
-const wanted = process.argv.slice(2);
-for (const name of wanted) {
-  if (!(name in cases)) {
-    process.stderr.write(`unknown benchmark "${name}"; known: ${Object.keys(cases).join(", ")}\n`);
-    process.exit(2);
-  }
+const [name, ...args] = process.argv.slice(2);
+if (name && !cases[name]) {
+  console.log(`usage: npm run bench [-- <name> [args]]\nbenchmarks: ${Object.keys(cases).join(", ")}`);
+  process.exit(2);
 }
-for (const name of wanted.length > 0 ? wanted : Object.keys(cases)) {
-  process.stderr.write(`== ${name}\n`);
-  await (await cases[name]!()).run();
+for (const one of name ? [name] : Object.keys(cases)) {
+  const file = fileURLToPath(new URL(cases[one] as string, import.meta.url));
+  if (!existsSync(file)) throw new Error(`missing ${file}`);
+  if (!name) console.log(`== ${one}`);
+  const r = spawnSync(process.execPath, ["--import", "tsx", file, ...(name ? args : [])], {
+    stdio: "inherit",
+  });
+  if (r.status !== 0) process.exit(r.status ?? 1);
 }

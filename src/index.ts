@@ -1,2 +1,30 @@
 // Library entry point: everything a program embedding crossmap may use.
+export { type CatalogEntry, findBuiltinCrossmap, listBuiltinCrossmaps } from "./crossmap/catalog.js";
+export type { FieldMapping } from "./crossmap/compile.js";
+export { Crossmap } from "./crossmap/crossmap.js";
+export { type LoadOptions, loadCrossmapFile, parseCrossmap } from "./crossmap/load.js";
+export { type MappingReport, mappingReport } from "./crossmap/report.js";
+export type { CrossmapDocument } from "./crossmap/schema.js";
+export { loadStandard, type StandardDefinition } from "./crossmap/standards.js";
+export type {
+  MappingIssue,
+  MapResult,
+  Position,
+  RecordMapper,
+  SourceRecord,
+  TargetRecord,
+} from "./crossmap/types.js";
 export { AppError, formatProblem, type Problem } from "./errors.js";
+export { builtinTransforms } from "./transforms/builtins.js";
+export { loadTransformModule, simpleTransform } from "./transforms/custom.js";
+export { TransformRegistry } from "./transforms/registry.js";
+export {
+  degrade,
+  fail,
+  type TransformContext,
+  type TransformDefinition,
+  type TransformFactory,
+  type TransformFn,
+  Unmappable,
+} from "./transforms/types.js";
+export type { CodeableConcept, Concept, DvCodedText, VocabularyBridge } from "./vocab/bridge.js";

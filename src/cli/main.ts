@@ -2,11 +2,14 @@
 import { Command, CommanderError } from "commander";
 import { AppError } from "../errors.js";
 import { version } from "../version.js";
+import { registerCheck } from "./check.js";
+import { registerList } from "./list.js";
 import { registerMap } from "./map.js";
+import { registerReport } from "./report.js";
 
 export type CommandRegistrar = (program: Command) => void;
 
-const registrars: CommandRegistrar[] = [registerMap];
+const registrars: CommandRegistrar[] = [registerCheck, registerList, registerMap, registerReport];
 
 export function buildProgram(): Command {
   const program = new Command("crossmap")

@@ -96,17 +96,23 @@ function inputFor(
 async function expandDirectory(dir: string, options: ResolveInputsOptions): Promise<InputPlan[]> {
   const names = (await readdir(dir)).sort();
   const out: InputPlan[] = [];
+  const skipped: string[] = [];
   for (const name of names) {
     const path = join(dir, name);
     const format = options.format ?? FORMAT_BY_EXTENSION[extname(name).toLowerCase()];
     if (format === undefined) continue;
     const entity = options.entity ?? options.plan.entityForFileName(name);
     if (entity === undefined) {
-      options.note(`skipping ${path}: its name names no entity of the crossmap`);
+      skipped.push(name);
       continue;
     }
     const info = await stat(path);
     if (info.isFile()) out.push({ file: path, format, entity, size: info.size });
+  }
+  if (skipped.length > 0) {
+    options.note(
+      `${dir}: skipping ${skipped.length} file(s) named after no entity of the crossmap: ${skipped.join(", ")}`,
+    );
   }
   if (out.length === 0) {
     throw new AppError(

@@ -1,8 +1,12 @@
 // Builds a mapping plan from what can cross a thread boundary: crossmap file paths and module paths.
 // The main thread and every worker call loadPlan once, so each thread compiles the crossmaps itself.
 import { resolve } from "node:path";
+import { findBuiltinCrossmap, listBuiltinCrossmaps } from "../crossmap/catalog.js";
+import { loadCrossmapFile } from "../crossmap/load.js";
 import { AppError } from "../errors.js";
-import type { MappingPlan } from "./plan.js";
+import { builtinTransforms } from "../transforms/builtins.js";
+import { loadTransformModule } from "../transforms/custom.js";
+import { composePlan, type MappingPlan } from "./plan.js";
 
 export interface PlanSpec {
   /** Crossmap files, one per leg: [from->to], or [from->via, via->to]. Absolute paths. */
@@ -61,9 +65,42 @@ export async function resolvePlanSpec(flags: PlanFlags): Promise<PlanSpec> {
 }
 
 function builtinCrossmap(from: string, to: string): string {
-  throw new AppError(400, "no_crossmap", `no built-in crossmap from ${from} to ${to}`);
+  const entry = findBuiltinCrossmap(from, to);
+  if (entry) return entry.path;
+  const known = listBuiltinCrossmaps()
+    .map((e) => `${e.source} -> ${e.target}`)
+    .join(", ");
+  throw new AppError(
+    400,
+    "no_crossmap",
+    `no built-in crossmap from ${from} to ${to} (built-in: ${known || "none"}); give --crossmap FILE`,
+  );
 }
 
-export async function loadPlan(_spec: PlanSpec): Promise<MappingPlan> {
-  throw new AppError(500, "engine_missing", "the crossmap engine is not available in this build");
+/** Loads and compiles every leg; problems in a crossmap surface as the engine's located AppError. */
+export async function loadPlan(spec: PlanSpec): Promise<MappingPlan> {
+  let transforms = builtinTransforms();
+  if (spec.transforms) {
+    transforms = transforms.extend();
+    await loadTransformModule(spec.transforms, transforms);
+  }
+  if (spec.vocab) {
+    // Seam for the vocabulary index (src/vocab): until it can be opened here, say so instead of ignoring it.
+    throw new AppError(
+      400,
+      "usage",
+      `--vocab ${spec.vocab}: reading a vocabulary index is not available in this build yet`,
+    );
+  }
+  const legs = [];
+  for (const file of spec.crossmaps) legs.push(await loadCrossmapFile(file, { transforms }));
+  const plan = composePlan(legs);
+  if ((spec.from && spec.from !== plan.source) || (spec.to && spec.to !== plan.target)) {
+    throw new AppError(
+      400,
+      "usage",
+      `the crossmap maps ${plan.source} -> ${plan.target}, not ${spec.from ?? plan.source} -> ${spec.to ?? plan.target}`,
+    );
+  }
+  return plan;
 }

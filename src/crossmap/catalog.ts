@@ -1,0 +1,54 @@
+// The built-in crossmaps shipped in `crossmaps/`: found by (source, target) from each file's own header.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
+
+/** `crossmaps/` of this package, from both `src/` (tests) and `dist/` (installed). */
+export const BUILTIN_DIR = fileURLToPath(new URL("../../crossmaps/", import.meta.url));
+
+export interface CatalogEntry {
+  source: string;
+  target: string;
+  /** File name inside crossmaps/, e.g. "omop_cdm_v5.4-to-fhir_r4.yaml". */
+  file: string;
+  path: string;
+  /** source entity -> target entity */
+  entity_map: Record<string, string>;
+  field_count: number;
+}
+
+let cache: CatalogEntry[] | undefined;
+
+export function listBuiltinCrossmaps(dir: string = BUILTIN_DIR): CatalogEntry[] {
+  if (dir === BUILTIN_DIR && cache) return cache;
+  const entries: CatalogEntry[] = [];
+  for (const file of readdirSync(dir).sort()) {
+    if (!/\.ya?ml$/.test(file)) continue;
+    const path = join(dir, file);
+    const doc = parse(readFileSync(path, "utf8")) as Record<string, unknown> | null;
+    if (!doc || typeof doc.source !== "string" || typeof doc.target !== "string") continue;
+    const entityMap: Record<string, string> = {};
+    for (const [k, v] of Object.entries((doc.entity_map ?? {}) as Record<string, unknown>)) {
+      entityMap[k] = typeof v === "string" ? v : String((v as { target?: unknown })?.target ?? "");
+    }
+    const fieldCount = Object.values((doc.field_map ?? {}) as Record<string, unknown>).reduce<number>(
+      (n, v) => n + (Array.isArray(v) ? v.length : 1),
+      0,
+    );
+    entries.push({
+      source: doc.source,
+      target: doc.target,
+      file,
+      path,
+      entity_map: entityMap,
+      field_count: fieldCount,
+    });
+  }
+  if (dir === BUILTIN_DIR) cache = entries;
+  return entries;
+}
+
+export function findBuiltinCrossmap(source: string, target: string): CatalogEntry | undefined {
+  return listBuiltinCrossmaps().find((e) => e.source === source && e.target === target);
+}

@@ -1,0 +1,114 @@
+// The per-record path: constants, then one closure per field, then array compaction. Nothing is looked up here.
+import { Unmappable } from "../transforms/types.js";
+import type { Getter, Setter } from "./paths.js";
+import type { MappingIssue, MapResult, Position, RecordMapper, SourceRecord, TargetRecord } from "./types.js";
+
+export interface CompiledField {
+  field: string;
+  target: string;
+  get: Getter;
+  fn: (value: unknown, record: SourceRecord) => unknown;
+  acceptsAbsent: boolean;
+  required: boolean;
+  set: Setter;
+}
+
+export interface CompiledConstant {
+  set: Setter;
+  value: string | number | boolean;
+}
+
+export interface MapperParts {
+  source: string;
+  target: string;
+  sourceEntity: string;
+  targetEntity: string;
+  constants: CompiledConstant[];
+  fields: CompiledField[];
+  compact: ((out: TargetRecord) => void) | undefined;
+}
+
+const NO_ISSUES: readonly MappingIssue[] = Object.freeze([]);
+
+const isAbsent = (v: unknown): boolean => v === undefined || v === null || v === "";
+
+const isEmptyObject = (v: object): boolean => {
+  if (Array.isArray(v)) return v.length === 0;
+  for (const _ in v) return false;
+  return true;
+};
+
+/** Issue lists are allocated only for records that have issues. */
+function add(list: MappingIssue[] | undefined, i: MappingIssue): MappingIssue[] {
+  if (list === undefined) return [i];
+  list.push(i);
+  return list;
+}
+
+function issue(
+  f: CompiledField,
+  position: Position | undefined,
+  code: string,
+  severity: MappingIssue["severity"],
+  message: string,
+  value?: unknown,
+): MappingIssue {
+  const base = { field: f.field, target: f.target, code, severity, message };
+  const i: MappingIssue = position === undefined ? base : { record: position, ...base };
+  if (value !== undefined) i.value = value;
+  return i;
+}
+
+export function createMapper(parts: MapperParts): RecordMapper {
+  const { constants, fields, compact } = parts;
+  const nc = constants.length;
+  const nf = fields.length;
+  return {
+    source: parts.source,
+    target: parts.target,
+    sourceEntity: parts.sourceEntity,
+    targetEntity: parts.targetEntity,
+    map(record: SourceRecord, position?: Position): MapResult {
+      const out: TargetRecord = {};
+      let issues: MappingIssue[] | undefined;
+      for (let i = 0; i < nc; i++) {
+        const c = constants[i] as CompiledConstant;
+        c.set(out, c.value);
+      }
+      for (let i = 0; i < nf; i++) {
+        const f = fields[i] as CompiledField;
+        const v = f.get(record);
+        if (isAbsent(v)) {
+          if (f.required) {
+            issues = add(
+              issues,
+              issue(f, position, "missing_required", "error", `required field ${f.field} is absent`),
+            );
+          }
+          if (!f.acceptsAbsent) continue;
+        }
+        let r: unknown;
+        try {
+          r = f.fn(v, record);
+        } catch (err) {
+          const message = `transform failed: ${err instanceof Error ? err.message : String(err)}`;
+          issues = add(issues, issue(f, position, "transform_error", "error", message, v));
+          continue;
+        }
+        if (r instanceof Unmappable) {
+          const severity = r.fallback === undefined ? "error" : "warning";
+          issues = add(issues, issue(f, position, r.code, severity, r.message, v));
+          if (r.fallback === undefined) continue;
+          r = r.fallback;
+        }
+        if (isAbsent(r) || (typeof r === "object" && isEmptyObject(r as object))) continue;
+        if (!f.set(out, r)) {
+          const message = `${f.target} already holds a value of another kind; this one was not written`;
+          issues = add(issues, issue(f, position, "target_conflict", "error", message, v));
+        }
+      }
+      if (compact !== undefined) compact(out);
+      return { value: out, issues: issues ?? NO_ISSUES };
+    },
+  };
+}

@@ -1,0 +1,188 @@
+// Parses source and target paths once and compiles them into getter / setter closures.
+// Target soft indexes (`[+]` append, `[=]` reuse) are resolved to concrete indexes at compile time,
+// FHIR Shorthand style; arrays are compacted per record so elements whose fields were absent leave no hole.
+import type { SourceRecord, TargetRecord } from "./types.js";
+
+export type Step = string | number;
+export type TargetIndex = number | "+" | "=";
+
+export interface TargetSegment {
+  name: string;
+  index?: TargetIndex;
+}
+
+/** Thrown while parsing a path; the loader turns it into a located problem. */
+export class PathError extends Error {}
+
+const FORBIDDEN = new Set(["__proto__", "constructor", "prototype"]);
+const NAME = /^[A-Za-z0-9_$][\w$-]*$/;
+
+function checkName(name: string, path: string): void {
+  if (!NAME.test(name)) throw new PathError(`malformed path "${path}": "${name}" is not a valid name`);
+  if (FORBIDDEN.has(name))
+    throw new PathError(`malformed path "${path}": "${name}" cannot be used as a name`);
+}
+
+/** `code.coding[0].code` -> ["code", "coding", 0, "code"]; `PID.3.1` -> ["PID", "3", "1"]. */
+export function parseSourcePath(path: string): Step[] {
+  if (path.length === 0) throw new PathError("empty path");
+  const steps: Step[] = [];
+  for (const part of path.split(".")) {
+    const m = /^([^[\]]*)((?:\[\d+\])*)$/.exec(part);
+    if (!m)
+      throw new PathError(`malformed path "${path}": bad segment "${part}" (indexes are [0], [1], ...)`);
+    checkName(m[1] ?? "", path);
+    steps.push(m[1] ?? "");
+    for (const idx of (m[2] ?? "").matchAll(/\[(\d+)\]/g)) steps.push(Number(idx[1]));
+  }
+  return steps;
+}
+
+/** `identifier[+].value` -> [{name:"identifier", index:"+"}, {name:"value"}]. One index per segment. */
+export function parseTargetPath(path: string): TargetSegment[] {
+  if (path.length === 0) throw new PathError("empty path");
+  return path.split(".").map((part) => {
+    const m = /^([^[\]]*)(?:\[(\d+|\+|=)\])?$/.exec(part);
+    if (!m) {
+      throw new PathError(
+        `malformed path "${path}": bad segment "${part}" (indexes are [0], [1], [+] or [=])`,
+      );
+    }
+    checkName(m[1] ?? "", path);
+    const raw = m[2];
+    const seg: TargetSegment = { name: m[1] ?? "" };
+    if (raw !== undefined) seg.index = raw === "+" || raw === "=" ? raw : Number(raw);
+    return seg;
+  });
+}
+
+export type Getter = (record: SourceRecord) => unknown;
+
+export function compileGetter(steps: readonly Step[]): Getter {
+  if (steps.length === 1) {
+    const k = steps[0] as string;
+    return (r) => r[k];
+  }
+  if (steps.length === 2) {
+    const a = steps[0] as string;
+    const b = steps[1] as Step;
+    return (r) => {
+      const x = r[a] as Record<Step, unknown> | null | undefined;
+      return x !== null && typeof x === "object" ? x[b] : undefined;
+    };
+  }
+  return (r) => {
+    let cur: unknown = r;
+    for (const s of steps) {
+      if (cur === null || typeof cur !== "object") return undefined;
+      cur = (cur as Record<Step, unknown>)[s];
+    }
+    return cur;
+  };
+}
+
+/** Writes `value` at a fixed path, creating objects and arrays on the way. False on a conflict. */
+export type Setter = (out: TargetRecord, value: unknown) => boolean;
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** The last step of a write: set, or merge two plain objects, or report a conflict. */
+function writeLast(cur: Record<Step, unknown>, key: Step, value: unknown): boolean {
+  const existing = cur[key];
+  if (existing === undefined) {
+    cur[key] = value;
+    return true;
+  }
+  // Two entries may build one object (a CodeableConcept and its text): merge, never clobber.
+  if (isPlainObject(existing) && isPlainObject(value)) {
+    Object.assign(existing, value);
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Compiles a fixed path into straight-line code with the keys as literals (names are validated by the
+ * path grammar, and quoted with JSON.stringify). Generated once per field at load time; per record it is
+ * a handful of monomorphic property accesses instead of a loop of megamorphic keyed ones.
+ */
+export function compileSetter(steps: readonly Step[]): Setter {
+  const key = (s: Step) => (typeof s === "number" ? String(s) : JSON.stringify(s));
+  let body = "let c = out, n;\n";
+  for (let i = 0; i < steps.length - 1; i++) {
+    const k = key(steps[i] as Step);
+    const fresh = typeof steps[i + 1] === "number" ? "[]" : "{}";
+    body += `n = c[${k}]; if (n === undefined) { n = ${fresh}; c[${k}] = n; } else if (n === null || typeof n !== "object") return false; c = n;\n`;
+  }
+  const last = key(steps[steps.length - 1] as Step);
+  body += `if (c[${last}] === undefined) { c[${last}] = value; return true; }\nreturn writeLast(c, ${last}, value);`;
+  return new Function("writeLast", `return function set(out, value) {\n${body}\n};`)(writeLast) as Setter;
+}
+
+/** Resolves soft indexes in declaration order, like FHIR Shorthand: per array, `[+]` is last+1, `[=]` is last. */
+export class SoftIndexResolver {
+  private readonly last = new Map<string, number>();
+
+  resolve(path: string, segments: readonly TargetSegment[]): Step[] {
+    const steps: Step[] = [];
+    let prefix = "";
+    for (const seg of segments) {
+      steps.push(seg.name);
+      prefix += `.${seg.name}`;
+      if (seg.index === undefined) continue;
+      let index: number;
+      const prev = this.last.get(prefix);
+      if (seg.index === "+") index = prev === undefined ? 0 : prev + 1;
+      else if (seg.index === "=") {
+        if (prev === undefined)
+          throw new PathError(`malformed path "${path}": [=] before any [+] or [n] on ${prefix.slice(1)}`);
+        index = prev;
+      } else index = seg.index;
+      this.last.set(prefix, index);
+      steps.push(index);
+      prefix += `[${index}]`;
+    }
+    return steps;
+  }
+}
+
+export const stepsToString = (steps: readonly Step[]): string =>
+  steps.map((s, i) => (typeof s === "number" ? `[${s}]` : i === 0 ? s : `.${s}`)).join("");
+
+/**
+ * Returns a function that removes holes from every array the given target paths can create, innermost
+ * first, so absent source fields never leave `null` in output. Arrays only ever written at [0] need nothing.
+ */
+export function compileCompactor(paths: readonly Step[][]): ((out: TargetRecord) => void) | undefined {
+  const containers = new Map<string, Step[]>();
+  for (const steps of paths) {
+    for (let i = 0; i < steps.length; i++) {
+      const s = steps[i];
+      if (typeof s === "number" && s > 0) {
+        const prefix = steps.slice(0, i);
+        containers.set(stepsToString(prefix), prefix);
+      }
+    }
+  }
+  if (containers.size === 0) return undefined;
+  const ordered = [...containers.values()].sort((a, b) => b.length - a.length);
+  return (out) => {
+    for (const prefix of ordered) {
+      let cur: unknown = out;
+      for (const s of prefix) {
+        if (cur === null || typeof cur !== "object") break;
+        cur = (cur as Record<Step, unknown>)[s];
+      }
+      if (!Array.isArray(cur)) continue;
+      for (let i = 0; i < cur.length; i++) {
+        if (cur[i] === undefined) {
+          const dense = cur.filter((x) => x !== undefined);
+          cur.length = 0;
+          cur.push(...dense);
+          break;
+        }
+      }
+    }
+  };
+}

@@ -1,0 +1,72 @@
+// Collects every load problem of one document, each located in the YAML source, then throws them together.
+import type { Document, LineCounter } from "yaml";
+import { AppError, type Problem } from "../errors.js";
+import { locate } from "./locate.js";
+
+export type KeyPath = (string | number)[];
+
+export class Problems {
+  readonly list: Problem[] = [];
+
+  constructor(
+    private readonly file: string | undefined,
+    private readonly doc?: Document,
+    private readonly lines?: LineCounter,
+  ) {}
+
+  add(path: KeyPath, code: string, message: string, preferKey = false): void {
+    const where = this.doc && this.lines ? locate(this.doc, this.lines, path, preferKey) : undefined;
+    const p: Problem = { path, code, message };
+    if (this.file !== undefined) p.file = this.file;
+    if (where) {
+      p.line = where.line;
+      p.column = where.column;
+    }
+    this.list.push(p);
+  }
+
+  throwIfAny(): void {
+    if (this.list.length === 0) return;
+    const n = this.list.length;
+    throw new AppError(
+      422,
+      "invalid_crossmap",
+      `crossmap ${this.file ?? "document"} is invalid (${n} problem${n === 1 ? "" : "s"})`,
+      this.list,
+    );
+  }
+}
+
+/** Levenshtein-based "did you mean" for unknown names. */
+export function suggest(name: string, known: readonly string[]): string {
+  let best: string | undefined;
+  let bestD = Number.POSITIVE_INFINITY;
+  for (const k of known) {
+    const d = distance(name.toLowerCase(), k.toLowerCase());
+    if (d < bestD) {
+      bestD = d;
+      best = k;
+    }
+  }
+  return best !== undefined && bestD <= Math.max(2, Math.floor(name.length / 3))
+    ? ` (did you mean "${best}"?)`
+    : "";
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0] as number;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j] as number;
+      row[j] = Math.min(
+        (row[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        prev + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      prev = tmp;
+    }
+  }
+  return row[b.length] as number;
+}

@@ -1,0 +1,344 @@
+// Date and time values without guessing: ISO 8601, YYYYMMDD and HL7 TS/DTM are recognised; any other
+// form needs an explicit strftime-style `input_format`. Precision and the sender's offset are kept.
+
+export interface DateParts {
+  year: number;
+  month?: number;
+  day?: number;
+  hour?: number;
+  minute?: number;
+  second?: number;
+  /** Fraction-of-second digits as written ("5", "123456"). */
+  fraction?: string;
+  /** "Z" or "+hh:mm" / "-hh:mm". */
+  offset?: string;
+}
+
+const ISO =
+  /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?)?)?)?$/;
+const HL7 =
+  /^(\d{4})(?:(\d{2})(?:(\d{2})(?:(\d{2})(?:(\d{2})(?:(\d{2})(?:\.(\d{1,4}))?)?)?)?)?)?([+-]\d{4})?$/;
+
+const pad = (n: number, w = 2): string => String(n).padStart(w, "0");
+
+function daysIn(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+function normalizeOffset(raw: string | undefined): string | undefined | null {
+  if (raw === undefined || raw === "") return undefined;
+  if (raw === "Z") return "Z";
+  const m = /^([+-])(\d{2}):?(\d{2})?$/.exec(raw);
+  if (!m) return null;
+  const h = Number(m[2]);
+  const min = Number(m[3] ?? "0");
+  if (h > 14 || min > 59) return null;
+  return `${m[1]}${m[2]}:${m[3] ?? "00"}`;
+}
+
+/** Checks calendar and clock ranges; returns the parts or undefined. */
+export function validParts(p: DateParts): DateParts | undefined {
+  if (p.year < 1) return undefined;
+  if (p.month !== undefined && (p.month < 1 || p.month > 12)) return undefined;
+  if (p.day !== undefined && (p.month === undefined || p.day < 1 || p.day > daysIn(p.year, p.month)))
+    return undefined;
+  if (p.hour !== undefined && (p.day === undefined || p.hour > 23)) return undefined;
+  if (p.minute !== undefined && p.minute > 59) return undefined;
+  if (p.second !== undefined && p.second > 60) return undefined;
+  return p;
+}
+
+function fromMatch(m: RegExpExecArray, offsetRaw: string | undefined): DateParts | undefined {
+  const p: DateParts = { year: Number(m[1]) };
+  if (m[2] !== undefined) p.month = Number(m[2]);
+  if (m[3] !== undefined) p.day = Number(m[3]);
+  if (m[4] !== undefined) p.hour = Number(m[4]);
+  if (m[5] !== undefined) p.minute = Number(m[5]);
+  if (m[6] !== undefined) p.second = Number(m[6]);
+  if (m[7] !== undefined) p.fraction = m[7];
+  const offset = normalizeOffset(offsetRaw);
+  if (offset === null) return undefined;
+  // An offset only means something with a time; "2020-01-01+0100" is treated as malformed.
+  if (offset !== undefined) {
+    if (p.hour === undefined) return undefined;
+    p.offset = offset;
+  }
+  return validParts(p);
+}
+
+/** Reads n ASCII digits at i, or -1. */
+function digits(s: string, i: number, n: number): number {
+  let v = 0;
+  for (let k = 0; k < n; k++) {
+    const c = s.charCodeAt(i + k) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
+/**
+ * The two forms almost every export uses, `YYYY-MM-DD` and `YYYY-MM-DD[T ]hh:mm:ss`, read without a regex
+ * (dates dominate mapping time otherwise). Anything else goes through the full grammar.
+ */
+function parseCommon(s: string): DateParts | undefined | null {
+  const len = s.length;
+  if ((len !== 10 && len !== 19) || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return null;
+  const year = digits(s, 0, 4);
+  const month = digits(s, 5, 2);
+  const day = digits(s, 8, 2);
+  if (year < 0 || month < 0 || day < 0) return null;
+  if (len === 10) return validParts({ year, month, day });
+  const sep = s.charCodeAt(10);
+  if ((sep !== 84 && sep !== 32) || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return null;
+  const hour = digits(s, 11, 2);
+  const minute = digits(s, 14, 2);
+  const second = digits(s, 17, 2);
+  if (hour < 0 || minute < 0 || second < 0) return null;
+  return validParts({ year, month, day, hour, minute, second });
+}
+
+/** True when `s` is already a canonical FHIR date at day precision (so it can be returned as is). */
+export const isCanonicalDay = (s: string): boolean =>
+  s.length === 10 && s.charCodeAt(4) === 45 && s.charCodeAt(7) === 45;
+
+/** Parses ISO 8601, YYYYMMDD or HL7 TS/DTM, a Date, or an integer like 19900515. */
+export function parseDate(v: unknown): DateParts | undefined {
+  if (typeof v === "string") {
+    const common = parseCommon(v);
+    if (common !== null) return common;
+  }
+  if (v instanceof Date) {
+    if (Number.isNaN(v.getTime())) return undefined;
+    return parseDate(v.toISOString());
+  }
+  let s: string;
+  if (typeof v === "string") s = v.trim();
+  else if ((typeof v === "number" && Number.isInteger(v) && v > 0) || typeof v === "bigint") s = String(v);
+  else return undefined;
+  const iso = ISO.exec(s);
+  if (iso) return fromMatch(iso, iso[8]);
+  const hl7 = HL7.exec(s);
+  if (hl7) return fromMatch(hl7, hl7[8]);
+  return undefined;
+}
+
+export const DATE_FORMS = "ISO 8601, YYYYMMDD or HL7 TS (give input_format for other forms)";
+
+export function formatDate(p: DateParts): string {
+  let s = String(p.year).padStart(4, "0");
+  if (p.month !== undefined) s += `-${pad(p.month)}`;
+  if (p.day !== undefined) s += `-${pad(p.day)}`;
+  return s;
+}
+
+/** `YYYY-MM-DDThh:mm:ss[.f]±hh:mm`; requires a time and an offset. */
+export function formatDateTime(p: DateParts, offset: string): string {
+  const frac = p.fraction ? `.${p.fraction.slice(0, 9)}` : "";
+  return `${formatDate(p)}T${pad(p.hour ?? 0)}:${pad(p.minute ?? 0)}:${pad(p.second ?? 0)}${frac}${offset}`;
+}
+
+export function parseOffsetSetting(raw: string): string | undefined {
+  const o = normalizeOffset(raw.trim() === "UTC" ? "Z" : raw.trim());
+  return o ?? undefined;
+}
+
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
+
+type Part = keyof DateParts;
+interface Directive {
+  regex: string;
+  set?: (p: DateParts, s: string) => boolean;
+  needs?: Part;
+  format?: (p: DateParts) => string;
+}
+
+const DIRECTIVES: Record<string, Directive> = {
+  Y: {
+    regex: "(\\d{4})",
+    set: (p, s) => {
+      p.year = Number(s);
+      return true;
+    },
+    needs: "year",
+    format: (p) => pad(p.year, 4),
+  },
+  // Python's pivot for two-digit years: 69-99 -> 19xx, 00-68 -> 20xx. Only used when the format says %y.
+  y: {
+    regex: "(\\d{2})",
+    set: (p, s) => {
+      p.year = Number(s) + (Number(s) >= 69 ? 1900 : 2000);
+      return true;
+    },
+    needs: "year",
+    format: (p) => pad(p.year % 100),
+  },
+  m: {
+    regex: "(\\d{1,2})",
+    set: (p, s) => {
+      p.month = Number(s);
+      return true;
+    },
+    needs: "month",
+    format: (p) => pad(p.month ?? 0),
+  },
+  d: {
+    regex: "(\\d{1,2})",
+    set: (p, s) => {
+      p.day = Number(s);
+      return true;
+    },
+    needs: "day",
+    format: (p) => pad(p.day ?? 0),
+  },
+  H: {
+    regex: "(\\d{1,2})",
+    set: (p, s) => {
+      p.hour = Number(s);
+      return true;
+    },
+    needs: "hour",
+    format: (p) => pad(p.hour ?? 0),
+  },
+  M: {
+    regex: "(\\d{2})",
+    set: (p, s) => {
+      p.minute = Number(s);
+      return true;
+    },
+    needs: "minute",
+    format: (p) => pad(p.minute ?? 0),
+  },
+  S: {
+    regex: "(\\d{2})",
+    set: (p, s) => {
+      p.second = Number(s);
+      return true;
+    },
+    needs: "second",
+    format: (p) => pad(p.second ?? 0),
+  },
+  f: {
+    regex: "(\\d{1,9})",
+    set: (p, s) => {
+      p.fraction = s;
+      return true;
+    },
+    needs: "second",
+    format: (p) => (p.fraction ?? "").padEnd(6, "0").slice(0, 6),
+  },
+  z: {
+    regex: "(Z|[+-]\\d{2}:?\\d{2})",
+    set: (p, s) => {
+      const o = normalizeOffset(s);
+      if (!o) return false;
+      p.offset = o;
+      return true;
+    },
+    needs: "offset",
+    format: (p) => (p.offset === "Z" ? "+0000" : (p.offset ?? "").replace(":", "")),
+  },
+  b: {
+    regex: `(${MONTHS.map((m) => m.slice(0, 3)).join("|")})`,
+    set: (p, s) => {
+      p.month = MONTHS.findIndex((m) => m.slice(0, 3).toLowerCase() === s.toLowerCase()) + 1;
+      return true;
+    },
+    needs: "month",
+    format: (p) => (MONTHS[(p.month ?? 1) - 1] ?? "").slice(0, 3),
+  },
+  B: {
+    regex: `(${MONTHS.join("|")})`,
+    set: (p, s) => {
+      p.month = MONTHS.findIndex((m) => m.toLowerCase() === s.toLowerCase()) + 1;
+      return true;
+    },
+    needs: "month",
+    format: (p) => MONTHS[(p.month ?? 1) - 1] ?? "",
+  },
+};
+
+/** Splits a strftime pattern into literals and directives; throws on an unknown directive. */
+function tokenize(pattern: string): (string | Directive)[] {
+  const out: (string | Directive)[] = [];
+  let lit = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c !== "%") {
+      lit += c;
+      continue;
+    }
+    const d = pattern[++i];
+    if (d === "%") {
+      lit += "%";
+      continue;
+    }
+    const directive = d === undefined ? undefined : DIRECTIVES[d];
+    if (!directive) {
+      throw new Error(
+        `unsupported directive "%${d ?? ""}" in "${pattern}" (supported: %${Object.keys(DIRECTIVES).join(" %")} %%)`,
+      );
+    }
+    if (lit) out.push(lit);
+    lit = "";
+    out.push(directive);
+  }
+  if (lit) out.push(lit);
+  return out;
+}
+
+export const hasDirective = (pattern: string): boolean => /%[^%]/.test(pattern.replaceAll("%%", ""));
+
+/** Compiles an input format such as "%d/%m/%Y" into a parser; throws on a bad pattern. */
+export function compileDateParser(pattern: string): (s: string) => DateParts | undefined {
+  const tokens = tokenize(pattern);
+  const setters: Directive[] = [];
+  let re = "^";
+  for (const t of tokens) {
+    if (typeof t === "string") re += t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    else {
+      re += t.regex;
+      setters.push(t);
+    }
+  }
+  if (!setters.some((d) => d.needs === "year"))
+    throw new Error(`input_format "${pattern}" has no year (%Y or %y)`);
+  const regex = new RegExp(`${re}$`, "i");
+  return (s) => {
+    const m = regex.exec(s.trim());
+    if (!m) return undefined;
+    const p: DateParts = { year: 0 };
+    for (let i = 0; i < setters.length; i++) if (!setters[i]?.set?.(p, m[i + 1] ?? "")) return undefined;
+    return validParts(p);
+  };
+}
+
+/** Compiles an output pattern such as "%Y%m%d" into a formatter; fails when the value lacks a needed part. */
+export function compileDateFormatter(pattern: string): (p: DateParts) => string | { missing: string } {
+  const tokens = tokenize(pattern);
+  return (p) => {
+    let out = "";
+    for (const t of tokens) {
+      if (typeof t === "string") out += t;
+      else {
+        if (t.needs && p[t.needs] === undefined) return { missing: t.needs };
+        out += t.format?.(p) ?? "";
+      }
+    }
+    return out;
+  };
+}

@@ -1,0 +1,58 @@
+// The transform contract: a factory validated and bound once at load time, returning the per-record closure.
+import type { z } from "zod";
+import type { SourceRecord } from "../crossmap/types.js";
+import type { VocabularyBridge } from "../vocab/bridge.js";
+
+/** What a transform may return instead of a value when the value cannot be converted. */
+export class Unmappable {
+  constructor(
+    readonly code: string,
+    readonly message: string,
+    /** Written anyway (a warning) when present: the value was converted with a loss the message names. */
+    readonly fallback?: unknown,
+  ) {}
+}
+
+/** Shorthand for `new Unmappable(code, message)`: the field is left out and an error issue counted. */
+export const fail = (code: string, message: string): Unmappable => new Unmappable(code, message);
+
+/** Shorthand for a value written with a warning issue (e.g. a dateTime cut to a date). */
+export const degrade = (value: unknown, code: string, message: string): Unmappable =>
+  new Unmappable(code, message, value);
+
+/** Reads a value from a source record; compiled once from a path such as `code.coding[0].code`. */
+export type Getter = (record: SourceRecord) => unknown;
+
+export interface TransformContext {
+  /** The vocabulary bridge, when one was configured (`--vocab`). */
+  vocabulary?: VocabularyBridge;
+  /** The field_map key being compiled, e.g. "person.gender_concept_id". */
+  field: string;
+  /** The source path of that key, e.g. "gender_concept_id". */
+  sourcePath: string;
+  /** The target path, e.g. "Patient.gender". */
+  target: string;
+  /** Compiles a path into the source record; throws a load error for a malformed path. */
+  compileSourcePath(path: string): Getter;
+}
+
+/** The per-record closure: `undefined` writes nothing, an `Unmappable` writes nothing (or its fallback) and counts an issue. */
+export type TransformFn = (value: unknown, record: SourceRecord) => unknown;
+
+export type TransformFactory<C = Record<string, unknown>> = (
+  config: C,
+  context: TransformContext,
+) => TransformFn;
+
+export interface TransformDefinition<C = Record<string, unknown>> {
+  /** Validates the config once at load time; unknown keys are rejected. */
+  config?: z.ZodType<C>;
+  create: TransformFactory<C>;
+  /**
+   * Called even when the field's own value is absent (null, undefined or ""), for transforms that read
+   * other fields of the record (fhir_period). Others are skipped for absent values.
+   */
+  acceptsAbsent?: boolean;
+  /** One line for `crossmap transforms` and the docs. */
+  description?: string;
+}

@@ -1,0 +1,42 @@
+// value_map: a static lookup. Keys match by string form (YAML `8507:` matches 8507 and "8507"); an explicit
+// null means "deliberately unmapped" (left out, no issue); no match and no default is an `unmapped_value` issue.
+import { z } from "zod";
+import { describeValue, scalarKey } from "./describe.js";
+import { fail, type TransformDefinition } from "./types.js";
+
+const config = z
+  .object({
+    mapping: z.record(z.string(), z.unknown()),
+    default: z.unknown().optional(),
+    case_insensitive: z.boolean().optional(),
+  })
+  .strict();
+
+type Config = z.infer<typeof config>;
+
+/** Object values are shared by every record: hand out copies so no output aliases another. */
+function copier(value: unknown): () => unknown {
+  if (value === null || typeof value !== "object") return () => value;
+  const json = JSON.stringify(value);
+  return () => JSON.parse(json);
+}
+
+export const valueMap: TransformDefinition<Config> = {
+  config,
+  description: "Static lookup in `mapping`; `default` when no key matches, else an unmapped_value issue.",
+  create: (cfg) => {
+    const fold = cfg.case_insensitive ? (s: string) => s.toLowerCase() : (s: string) => s;
+    const table = new Map<string, () => unknown>();
+    for (const [k, v] of Object.entries(cfg.mapping)) table.set(fold(k), copier(v));
+    const fallback = "default" in cfg && cfg.default !== undefined ? copier(cfg.default) : undefined;
+    const keys = [...table.keys()];
+    const known = keys.length > 8 ? `${keys.slice(0, 8).join(", ")}, ...` : keys.join(", ");
+    return (v) => {
+      const key = scalarKey(v);
+      const hit = key === undefined ? undefined : table.get(fold(key));
+      if (hit) return hit();
+      if (fallback) return fallback();
+      return fail("unmapped_value", `${describeValue(v)} is not in the value map (${known})`);
+    };
+  },
+};

@@ -1,0 +1,88 @@
+// vocabulary_lookup: renders a concept id through the vocabulary bridge, optionally first following
+// "Maps to"/"Mapped from" into target_vocabulary. Without a bridge the crossmap fails to load, unless it
+// names a fallback_system for the bare concept id.
+import { z } from "zod";
+import type { VocabularyBridge } from "../vocab/bridge.js";
+import { toInteger } from "./casts.js";
+import { describeValue } from "./describe.js";
+import { fail, type TransformDefinition } from "./types.js";
+
+const config = z
+  .object({
+    target_vocabulary: z.string().min(1).optional(),
+    output: z
+      .enum(["concept_id", "concept_code", "concept_name", "codeable_concept", "dv_coded_text"])
+      .optional(),
+    relationships: z.array(z.string().min(1)).min(1).optional(),
+    /** Used only when no vocabulary is configured: codeable_concept output of the bare id under this system. */
+    fallback_system: z.string().min(1).optional(),
+  })
+  .strict();
+type Config = z.infer<typeof config>;
+
+export const vocabularyLookup: TransformDefinition<Config> = {
+  config,
+  description:
+    "A concept id rendered through the vocabulary bridge (optionally mapped into target_vocabulary).",
+  create: (cfg, ctx) => {
+    const output = cfg.output ?? "codeable_concept";
+    const vocab = ctx.vocabulary;
+    if (!vocab) {
+      if (cfg.fallback_system && output === "codeable_concept") {
+        const system = cfg.fallback_system;
+        return (v) => {
+          const id = toInteger(v);
+          return id === undefined
+            ? fail("invalid_value", `${describeValue(v)} is not a concept id`)
+            : { coding: [{ system, code: String(id) }] };
+        };
+      }
+      throw new Error(
+        "no vocabulary bridge configured: pass --vocab DIR (or give fallback_system for codeable_concept output)",
+      );
+    }
+    return lookup(vocab, cfg, output);
+  },
+};
+
+function lookup(vocab: VocabularyBridge, cfg: Config, output: NonNullable<Config["output"]>) {
+  const options = {
+    ...(cfg.target_vocabulary ? { targetVocabulary: cfg.target_vocabulary } : {}),
+    ...(cfg.relationships ? { relationships: cfg.relationships } : {}),
+  };
+  return (v: unknown) => {
+    const id = toInteger(v);
+    if (id === undefined || typeof id === "bigint")
+      return fail("invalid_value", `${describeValue(v)} is not a concept id`);
+    let concept = vocab.getConcept(id);
+    if (!concept) return fail("concept_not_found", `concept ${id} is not in the vocabulary`);
+    if (cfg.target_vocabulary && concept.vocabulary_id !== cfg.target_vocabulary) {
+      const mapped = vocab.mapConcept(id, options)[0];
+      if (!mapped) {
+        return fail(
+          "concept_not_found",
+          `concept ${id} (${concept.vocabulary_id}) has no mapping to ${cfg.target_vocabulary}`,
+        );
+      }
+      concept = mapped;
+    }
+    switch (output) {
+      case "concept_id":
+        return concept.concept_id;
+      case "concept_code":
+        return concept.concept_code;
+      case "concept_name":
+        return concept.concept_name;
+      case "codeable_concept":
+        return (
+          vocab.toCodeableConcept(concept.concept_id) ??
+          fail("concept_not_found", `concept ${concept.concept_id} cannot be rendered`)
+        );
+      case "dv_coded_text":
+        return (
+          vocab.toDvCodedText(concept.concept_id) ??
+          fail("concept_not_found", `concept ${concept.concept_id} cannot be rendered`)
+        );
+    }
+  };
+}

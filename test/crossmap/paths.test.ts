@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import {
+  compileSetter,
+  PathError,
+  parseSourcePath,
+  parseTargetPath,
+  SoftIndexResolver,
+} from "../../src/crossmap/paths.js";
+
+describe("paths", () => {
+  it("parses source paths with indexes and numeric HL7 positions", () => {
+    expect(parseSourcePath("code.coding[0].code")).toEqual(["code", "coding", 0, "code"]);
+    expect(parseSourcePath("PID.3.1")).toEqual(["PID", "3", "1"]);
+    expect(parseSourcePath("a[1][2]")).toEqual(["a", 1, 2]);
+    expect(() => parseSourcePath("a[+]")).toThrow(PathError);
+    expect(() => parseSourcePath("")).toThrow("empty path");
+  });
+  it("parses target paths with soft indexes", () => {
+    expect(parseTargetPath("identifier[+].value")).toEqual([
+      { name: "identifier", index: "+" },
+      { name: "value" },
+    ]);
+    expect(parseTargetPath("x[=]")).toEqual([{ name: "x", index: "=" }]);
+    expect(() => parseTargetPath("x[1][2]")).toThrow('bad segment "x[1][2]"');
+  });
+  it("resolves soft indexes per array in declaration order", () => {
+    const r = new SoftIndexResolver();
+    expect(r.resolve("", parseTargetPath("name[+].given[+]"))).toEqual(["name", 0, "given", 0]);
+    expect(r.resolve("", parseTargetPath("name[=].given[+]"))).toEqual(["name", 0, "given", 1]);
+    expect(r.resolve("", parseTargetPath("name[+].given[+]"))).toEqual(["name", 1, "given", 0]);
+    expect(r.resolve("", parseTargetPath("name[5]"))).toEqual(["name", 5]);
+    expect(r.resolve("", parseTargetPath("name[+]"))).toEqual(["name", 6]);
+  });
+  it("setters create arrays and objects as the path says", () => {
+    const out: Record<string, unknown> = {};
+    expect(compileSetter(["a", 0, "b"])(out, 1)).toBe(true);
+    expect(compileSetter(["a", 0, "c"])(out, 2)).toBe(true);
+    expect(out).toEqual({ a: [{ b: 1, c: 2 }] });
+    expect(compileSetter(["a", 0, "b", "x"])(out, 3)).toBe(false);
+  });
+});

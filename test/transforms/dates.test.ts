@@ -1,0 +1,112 @@
+import { describe, expect, it } from "vitest";
+import { compileDateFormatter, compileDateParser, parseDate } from "../../src/transforms/dates.js";
+
+describe("parseDate", () => {
+  it("reads ISO 8601 dates and datetimes at every precision", () => {
+    expect(parseDate("1990")).toEqual({ year: 1990 });
+    expect(parseDate("1990-05")).toEqual({ year: 1990, month: 5 });
+    expect(parseDate("1990-05-15")).toEqual({ year: 1990, month: 5, day: 15 });
+    expect(parseDate("1990-05-15T10:30")).toEqual({ year: 1990, month: 5, day: 15, hour: 10, minute: 30 });
+    expect(parseDate("1990-05-15 10:30:05.250+02:00")).toEqual({
+      year: 1990,
+      month: 5,
+      day: 15,
+      hour: 10,
+      minute: 30,
+      second: 5,
+      fraction: "250",
+      offset: "+02:00",
+    });
+    expect(parseDate("2020-01-01T00:00:00Z")?.offset).toBe("Z");
+    expect(parseDate("2020-01-01 23:59:59")).toEqual({
+      year: 2020,
+      month: 1,
+      day: 1,
+      hour: 23,
+      minute: 59,
+      second: 59,
+    });
+    expect(parseDate("2020-01-01X23:59:59")).toBeUndefined();
+    expect(parseDate("2020-02-30 10:00:00")).toBeUndefined();
+  });
+  it("reads YYYYMMDD and HL7 TS/DTM, with the sender's offset", () => {
+    expect(parseDate("19900515")).toEqual({ year: 1990, month: 5, day: 15 });
+    expect(parseDate(19900515)).toEqual({ year: 1990, month: 5, day: 15 });
+    expect(parseDate("199005")).toEqual({ year: 1990, month: 5 });
+    expect(parseDate("20200102103000.1234-0500")).toEqual({
+      year: 2020,
+      month: 1,
+      day: 2,
+      hour: 10,
+      minute: 30,
+      second: 0,
+      fraction: "1234",
+      offset: "-05:00",
+    });
+    expect(parseDate("2020010210")).toEqual({ year: 2020, month: 1, day: 2, hour: 10 });
+  });
+  it("never guesses day/month order or other forms", () => {
+    for (const s of ["01/02/2020", "2020/01/02", "Jan 2 2020", "15-05-1990", "1990-5-15", "abc", "", "123"]) {
+      expect(parseDate(s)).toBeUndefined();
+    }
+  });
+  it("rejects impossible calendar and clock values", () => {
+    for (const s of [
+      "1990-13-01",
+      "1990-02-30",
+      "1900-02-29",
+      "2021-04-31",
+      "1990-05-15T24:00",
+      "1990-05-15T10:60",
+      "19900230",
+    ]) {
+      expect(parseDate(s)).toBeUndefined();
+    }
+    expect(parseDate("2000-02-29")).toEqual({ year: 2000, month: 2, day: 29 });
+    expect(parseDate("1990-05-15T10:00+15:00")).toBeUndefined();
+  });
+  it("accepts Date objects as UTC instants and rejects invalid ones", () => {
+    expect(parseDate(new Date("2020-01-02T03:04:05.000Z"))).toMatchObject({
+      year: 2020,
+      hour: 3,
+      offset: "Z",
+    });
+    expect(parseDate(new Date("x"))).toBeUndefined();
+  });
+});
+
+describe("strftime patterns", () => {
+  it("parses with an explicit input_format", () => {
+    const p = compileDateParser("%d/%m/%Y");
+    expect(p("01/02/2020")).toEqual({ year: 2020, month: 2, day: 1 });
+    expect(p("31/02/2020")).toBeUndefined();
+    expect(compileDateParser("%b %d %Y %H:%M")("Jan 05 2021 14:30")).toEqual({
+      year: 2021,
+      month: 1,
+      day: 5,
+      hour: 14,
+      minute: 30,
+    });
+    expect(compileDateParser("%y%m%d")("690101")?.year).toBe(1969);
+  });
+  it("refuses patterns it cannot honour", () => {
+    expect(() => compileDateParser("%d/%m")).toThrow('input_format "%d/%m" has no year (%Y or %y)');
+    expect(() => compileDateParser("%Q")).toThrow('unsupported directive "%Q"');
+  });
+  it("formats and says which part is missing", () => {
+    const f = compileDateFormatter("%Y%m%d");
+    expect(f({ year: 1990, month: 5, day: 15 })).toBe("19900515");
+    expect(f({ year: 1990, month: 5 })).toEqual({ missing: "day" });
+    expect(
+      compileDateFormatter("%H:%M:%S%z %%")({
+        year: 1,
+        month: 1,
+        day: 1,
+        hour: 9,
+        minute: 5,
+        second: 0,
+        offset: "Z",
+      }),
+    ).toBe("09:05:00+0000 %");
+  });
+});
