@@ -1,0 +1,45 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli } from "./run-cli.js";
+
+const crossmap = "test/fixtures/map/omop-to-fhir.yaml";
+
+describe("crossmap map --workers 2", () => {
+  it("keeps input order on a 100k-line file, with issues at the right lines", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "crossmap-workers-"));
+    const input = join(dir, "person.ndjson");
+    const genders = [8507, 8532, 8551, 8570];
+    const lines: string[] = [];
+    for (let i = 1; i <= 100_000; i++) {
+      // Uneven line lengths, so that batches hold different numbers of records and finish out of turn.
+      const pad = "x".repeat((i * 7919) % 300);
+      const gender = i % 25_000 === 0 ? '"bad"' : String(genders[i % 4]);
+      lines.push(`{"person_id": ${i}, "gender_concept_id": ${gender}, "person_source_value": "${pad}"}`);
+    }
+    writeFileSync(input, lines.join("\n") + "\n");
+    const r = await runCli([
+      "map",
+      "--crossmap",
+      crossmap,
+      "--workers",
+      "2",
+      "--errors",
+      join(dir, "e.ndjson"),
+      input,
+    ]);
+    expect(r.code).toBe(1);
+    const ids = r.stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l).id as string);
+    expect(ids).toHaveLength(100_000);
+    expect(ids.every((id, i) => id === String(i + 1))).toBe(true);
+    const issueLines = readFileSync(join(dir, "e.ndjson"), "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l).line);
+    expect(issueLines).toEqual([25_000, 50_000, 75_000, 100_000]);
+  });
+});
