@@ -30,23 +30,25 @@ export async function* lineBatches(
 
   for await (const chunk of input) {
     onBytes?.(chunk.length);
-    if (pendingBytes + chunk.length < batchBytes) {
-      pending.push(chunk);
-      pendingBytes += chunk.length;
-      continue;
+    // A read chunk may hold several batches: cut at the first newline once a batch has its bytes.
+    let start = 0;
+    for (;;) {
+      const from = start + Math.max(0, batchBytes - pendingBytes - 1);
+      const newline = from < chunk.length ? chunk.indexOf(0x0a, from) : -1;
+      if (newline === -1) {
+        if (start < chunk.length) {
+          pending.push(chunk.subarray(start));
+          pendingBytes += chunk.length - start;
+        }
+        break;
+      }
+      const head = chunk.subarray(start, newline + 1);
+      pending.push(head);
+      yield cut(pending, pendingBytes + head.length);
+      pending = [];
+      pendingBytes = 0;
+      start = newline + 1;
     }
-    const lastNewline = chunk.lastIndexOf(0x0a);
-    if (lastNewline === -1) {
-      pending.push(chunk);
-      pendingBytes += chunk.length;
-      continue;
-    }
-    const head = chunk.subarray(0, lastNewline + 1);
-    pending.push(head);
-    yield cut(pending, pendingBytes + head.length);
-    const tail = chunk.subarray(lastNewline + 1);
-    pending = tail.length > 0 ? [tail] : [];
-    pendingBytes = tail.length;
   }
   if (pendingBytes > 0) yield cut(pending, pendingBytes);
 }

@@ -97,9 +97,11 @@ export async function startWorkerPool(options: {
       const transfer: ArrayBuffer[] = [];
       let message: ToWorker = { id, batch };
       if (batch.kind === "lines") {
-        // A fresh copy, moved rather than cloned: a view into a pooled read buffer would clone all of it.
-        // (Not Buffer#slice: that makes a view, and moving the view's buffer would detach the reader's.)
-        const text = new Uint8Array(batch.text);
+        // Moved, not cloned: cloning a view clones its whole buffer (a 1 MB read for a 64 KB batch).
+        // A batch that owns its buffer (a concatenation) moves as it is; a view into a read is copied
+        // first, since moving the read's buffer would pull it from under the batches still to be cut.
+        const owned = batch.text.byteOffset === 0 && batch.text.byteLength === batch.text.buffer.byteLength;
+        const text = owned ? batch.text : new Uint8Array(batch.text);
         transfer.push(text.buffer as ArrayBuffer);
         message = { id, batch: { ...batch, text } };
       }

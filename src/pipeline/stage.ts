@@ -44,9 +44,10 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
       issues: [],
     };
 
+    const output = result.output as Record<string, string>;
     const emit = (key: string, text: string): void => {
       const slot = perEntity ? key : "";
-      result.output[slot] = (result.output[slot] ?? "") + text;
+      output[slot] = (output[slot] ?? "") + text;
     };
 
     /** Records a record that cannot be written. Returns false when the run must stop. */

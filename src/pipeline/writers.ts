@@ -22,21 +22,56 @@ export async function writeText(stream: Writable, text: string | Uint8Array): Pr
   if (!stream.write(text)) await once(stream, "drain");
 }
 
+/**
+ * Gathers small writes (one per batch) and hands them to the stream together, corked, so that a file
+ * stream makes one writev call for many batches instead of a syscall each.
+ */
+class Coalescer {
+  private parts: (string | Uint8Array)[] = [];
+  private size = 0;
+  constructor(
+    private readonly stream: Writable,
+    private readonly limit = 256 * 1024,
+  ) {}
+
+  async write(text: string | Uint8Array): Promise<void> {
+    if (text.length === 0) return;
+    this.parts.push(text);
+    this.size += text.length;
+    if (this.size >= this.limit) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.parts.length === 0) return;
+    const parts = this.parts;
+    this.parts = [];
+    this.size = 0;
+    this.stream.cork();
+    let ok = true;
+    for (const part of parts) ok = this.stream.write(part);
+    this.stream.uncork();
+    if (!ok) await once(this.stream, "drain");
+  }
+}
+
 export function streamSink(stream: Writable): OutputSink {
   // A reader that goes away (`| head`) surfaces as an 'error' event; without a listener it would crash.
   let failure: Error | undefined;
   stream.on("error", (err) => {
     failure = err;
   });
+  const out = new Coalescer(stream);
+  const guard = async (step: Promise<void>): Promise<void> => {
+    await step.catch((err: Error) => {
+      throw new AppError(500, "output_error", `cannot write the output: ${err.message}`);
+    });
+    if (failure) throw new AppError(500, "output_error", `cannot write the output: ${failure.message}`);
+  };
   return {
-    write: async (_entity, text) => {
-      if (failure) throw new AppError(500, "output_error", `cannot write the output: ${failure.message}`);
-      await writeText(stream, text).catch((err: Error) => {
-        throw new AppError(500, "output_error", `cannot write the output: ${err.message}`);
-      });
-    },
-    commit: async () => {},
-    abort: async () => {},
+    write: (_entity, text) => guard(out.write(text)),
+    // What stdout already got stays there either way; flushing on abort keeps the records before a failure.
+    commit: () => guard(out.flush()),
+    abort: () => guard(out.flush()),
   };
 }
 
@@ -44,11 +79,13 @@ export function streamSink(stream: Writable): OutputSink {
 class AtomicFile {
   readonly temp: string;
   readonly stream: WriteStream;
+  private readonly out: Coalescer;
   private failure: Error | undefined;
 
   constructor(readonly path: string) {
     this.temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
     this.stream = createWriteStream(this.temp);
+    this.out = new Coalescer(this.stream);
     this.stream.on("error", (err) => {
       this.failure = err;
     });
@@ -56,7 +93,7 @@ class AtomicFile {
 
   async write(text: string | Uint8Array): Promise<void> {
     if (this.failure) throw writeError(this.path, this.failure);
-    await writeText(this.stream, text);
+    await this.out.write(text);
   }
 
   async close(): Promise<void> {
@@ -68,6 +105,7 @@ class AtomicFile {
   }
 
   async commit(): Promise<void> {
+    await this.out.flush();
     await this.close();
     await rename(this.temp, this.path);
   }

@@ -43,3 +43,35 @@ describe("crossmap map --workers 2", () => {
     expect(issueLines).toEqual([25_000, 50_000, 75_000, 100_000]);
   });
 });
+
+describe("crossmap map --transforms", () => {
+  it("loads the custom module in every worker", async () => {
+    const input = Array.from(
+      { length: 5000 },
+      (_, i) => `{"person_id": ${i}, "person_source_value": "ab${i}"}`,
+    );
+    const r = await runCli(
+      [
+        "map",
+        "-q",
+        "--crossmap",
+        "test/fixtures/map/person-upper.yaml",
+        "--entity",
+        "person",
+        "--workers",
+        "2",
+      ].concat(["--transforms", "test/fixtures/map/upper-transforms.mjs"]),
+      { stdin: input.join("\n") },
+    );
+    expect(r.code).toBe(0);
+    const out = r.stdout.trimEnd().split("\n");
+    expect(out).toHaveLength(5000);
+    expect(out[4999]).toBe('{"id":"4999","identifier":[{"value":"AB4999"}]}');
+  });
+
+  it("without the module, the crossmap does not load: exit 2", async () => {
+    const r = await runCli(["map", "--crossmap", "test/fixtures/map/person-upper.yaml"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown transform "upper"');
+  });
+});
