@@ -3,7 +3,7 @@
 // mapping a 2 GB stream. Knobs: BENCH_ROWS (default 1000000), BENCH_RSS_GB (default 2; 0 skips it).
 import { spawn } from "node:child_process";
 import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -22,6 +22,8 @@ interface Timing {
   records_per_s: number;
   ratio_to_baseline: number | null;
   peak_rss_mb: number;
+  /** User + system CPU of the process, all threads: what the run costs whatever else the machine does. */
+  cpu_seconds: number;
   input_mb: number;
 }
 
@@ -29,7 +31,7 @@ interface Timing {
 async function timed(
   args: string[],
   stdin?: NodeJS.ReadableStream,
-): Promise<{ seconds: number; rssMb: number }> {
+): Promise<{ seconds: number; rssMb: number; cpu: number }> {
   const rssFile = join(outDir, `rss-${process.pid}.txt`);
   rmSync(rssFile, { force: true });
   const started = performance.now();
@@ -48,8 +50,8 @@ async function timed(
   const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
   const seconds = (performance.now() - started) / 1000;
   if (code !== 0) throw new Error(`${args.join(" ")} exited with ${code}:\n${stderr}`);
-  const rssMb = Number(readFileSync(rssFile, "utf8")) / 1024;
-  return { seconds, rssMb };
+  const usage = JSON.parse(readFileSync(rssFile, "utf8")) as { maxRSS: number; cpu: number };
+  return { seconds, rssMb: usage.maxRSS / 1024, cpu: usage.cpu / 1e6 };
 }
 
 async function ensureData(rows: number): Promise<{ person: string; condition: string }> {
@@ -90,6 +92,8 @@ async function run(): Promise<void> {
   const rssGb = Number(process.env.BENCH_RSS_GB ?? 2);
   const cores = availableParallelism();
   const data = await ensureData(rows);
+  // Wall-clock ratios need idle cores; the load average says how far this run had them.
+  const loadBefore = loadavg()[0]!;
   const results: Timing[] = [];
   const out = join(outDir, "result.ndjson");
 
@@ -99,13 +103,14 @@ async function run(): Promise<void> {
   ] as const) {
     const inputMb = statSync(file).size / 2 ** 20;
     const base = await timed([join(root, "bench", "baseline.mjs"), file, out]);
-    const row = (name: string, t: { seconds: number; rssMb: number }): Timing => ({
+    const row = (name: string, t: { seconds: number; rssMb: number; cpu: number }): Timing => ({
       case: `${entity} ${name}`,
       records: rows,
       seconds: round(t.seconds, 2),
       records_per_s: Math.round(rows / t.seconds),
       ratio_to_baseline: round(base.seconds / t.seconds, 2),
       peak_rss_mb: Math.round(t.rssMb),
+      cpu_seconds: round(t.cpu, 2),
       input_mb: Math.round(inputMb),
     });
     results.push({ ...row("baseline (JSON.parse+stringify)", base), ratio_to_baseline: 1 });
@@ -128,6 +133,7 @@ async function run(): Promise<void> {
       records_per_s: Math.round(records / t.seconds),
       ratio_to_baseline: null,
       peak_rss_mb: Math.round(t.rssMb),
+      cpu_seconds: round(t.cpu, 2),
       input_mb: Math.round(
         (Math.ceil(bytes / statSync(data.person).size) * statSync(data.person).size) / 2 ** 20,
       ),
@@ -147,15 +153,19 @@ async function run(): Promise<void> {
     },
     peak_rss_mb_2gb: { value: big?.peak_rss_mb ?? null, target: 200 },
   };
+  const load = { before: round(loadBefore, 2), after: round(loadavg()[0]!, 2) };
   printTable(results);
+  process.stdout.write(
+    `load average (1 min) before ${load.before}, after ${load.after}, on ${cores} cores\n`,
+  );
   process.stdout.write(`targets: ${JSON.stringify(targets)}\n`);
   process.stdout.write(
-    `${JSON.stringify({ bench: "map-throughput", cores, node: process.version, rows, results, targets })}\n`,
+    `${JSON.stringify({ bench: "map-throughput", cores, load, node: process.version, rows, results, targets })}\n`,
   );
 }
 
 function printTable(rows: Timing[]): void {
-  const head = ["case", "records", "seconds", "records/s", "x baseline", "peak RSS MB", "input MB"];
+  const head = ["case", "records", "seconds", "records/s", "x baseline", "peak RSS MB", "CPU s", "input MB"];
   const body = rows.map((r) => [
     r.case,
     String(r.records),
@@ -163,6 +173,7 @@ function printTable(rows: Timing[]): void {
     String(r.records_per_s),
     r.ratio_to_baseline === null ? "-" : r.ratio_to_baseline.toFixed(2),
     String(r.peak_rss_mb),
+    r.cpu_seconds.toFixed(2),
     String(r.input_mb),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));

@@ -94,20 +94,20 @@ export async function startWorkerPool(options: {
       let slot = slots[0]!;
       for (const s of slots) if (s.pending.size < slot.pending.size) slot = s;
       const id = nextId++;
-      const transfer: ArrayBuffer[] = [];
       let message: ToWorker = { id, batch };
-      if (batch.kind === "lines") {
-        // Moved, not cloned: cloning a view clones its whole buffer (a 1 MB read for a 64 KB batch).
-        // A batch that owns its buffer (a concatenation) moves as it is; a view into a read is copied
-        // first, since moving the read's buffer would pull it from under the batches still to be cut.
-        const owned = batch.text.byteOffset === 0 && batch.text.byteLength === batch.text.buffer.byteLength;
-        const text = owned ? batch.text : new Uint8Array(batch.text);
-        transfer.push(text.buffer as ArrayBuffer);
-        message = { id, batch: { ...batch, text } };
+      if (batch.kind === "lines" && typeof batch.text !== "string") {
+        // Decoded here and sent as a string: measured cheaper than moving or cloning bytes, both for the
+        // message and for memory (dead strings go with the next scavenge; dead ArrayBuffers pile up as
+        // external memory until a full GC, tens of MB on the main thread).
+        const b = batch.text;
+        message = {
+          id,
+          batch: { ...batch, text: Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("utf8") },
+        };
       }
       return new Promise<BatchResult>((resolve, reject) => {
         slot.pending.set(id, { resolve, reject });
-        slot.worker.postMessage(message, transfer);
+        slot.worker.postMessage(message);
       });
     },
     close,

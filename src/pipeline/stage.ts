@@ -147,7 +147,10 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
     return result;
 
     function mapLines(b: LinesBatch): void {
-      let text = Buffer.from(b.text.buffer, b.text.byteOffset, b.text.byteLength).toString("utf8");
+      let text =
+        typeof b.text === "string"
+          ? b.text
+          : Buffer.from(b.text.buffer, b.text.byteOffset, b.text.byteLength).toString("utf8");
       if (b.firstLine === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       let start = 0;
       let line = b.firstLine;

@@ -20,7 +20,8 @@ export interface LinesBatch {
   bundles: boolean;
   /** 1-based number of the first line in `text`. */
   firstLine: number;
-  text: Uint8Array;
+  /** Bytes as read; the worker pool decodes them before posting (see pool.ts). */
+  text: Uint8Array | string;
 }
 
 /** Records a reader already parsed (CSV rows, entries of a Bundle file). */
