@@ -35,6 +35,15 @@ describe("crossmap map: the 10-line acceptance file (line 4 malformed, line 7 ge
     );
   });
 
+  it("gives the same output and issues with --workers 1 (mapping on the main thread)", async () => {
+    const args = ["map", "--crossmap", omopToFhir, "--entity", "person", `${fixtures}/ten-persons.ndjson`];
+    const one = await runCli([...args, "--workers", "1"]);
+    const two = await runCli([...args, "--workers", "2"]);
+    expect(one.code).toBe(1);
+    expect(one.stdout).toBe(golden("ten-persons.expected.ndjson"));
+    expect(untimed(one.stderr)).toBe(untimed(two.stderr));
+  });
+
   it("writes issues to --errors and the summary to --summary", async () => {
     // Run from a folder holding a copy, so that `file` in the issues is the plain name.
     const dir = tmp();
