@@ -1,8 +1,9 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCli } from "./run-cli.js";
+import { repoRoot, runCli } from "./run-cli.js";
 
 const crossmap = "test/fixtures/map/omop-to-fhir.yaml";
 
@@ -73,5 +74,23 @@ describe("crossmap map --transforms", () => {
     const r = await runCli(["map", "--crossmap", "test/fixtures/map/person-upper.yaml"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('unknown transform "upper"');
+  });
+});
+
+describe("crossmap map when stdout goes away", () => {
+  it("stops with exit 1 and says so (e.g. `| head -1`)", async () => {
+    const lines = Array.from({ length: 200_000 }, (_, i) => `{"person_id": ${i}}`).join("\n");
+    const args = ["bin/crossmap.js", "map", "--crossmap", crossmap, "--entity", "person"];
+    const child = spawn(process.execPath, args, { cwd: repoRoot });
+    let stderr = "";
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(lines);
+    child.stdout.once("data", () => child.stdout.destroy());
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    expect(code).toBe(1);
+    expect(stderr).toBe("crossmap: cannot write the output: write EPIPE\n");
   });
 });
