@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 const cases: Record<string, string> = {
   mapper: "mapper.ts",
   "map-throughput": "map-throughput.ts",
+  review: "review-load.ts",
 };
 
 const [name, ...args] = process.argv.slice(2);

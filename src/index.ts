@@ -15,6 +15,11 @@ export type {
   TargetRecord,
 } from "./crossmap/types.js";
 export { AppError, formatProblem, type Problem } from "./errors.js";
+export { type AppOptions, createApp } from "./server/app.js";
+export { listen, type RunningServer } from "./server/listen.js";
+export { openStores, type Stores } from "./store/env.js";
+export type { NewRun } from "./store/runs.js";
+export type { ConceptItem, CrossMappingRun, Project, SchemaItem } from "./store/types.js";
 export { builtinTransforms } from "./transforms/builtins.js";
 export { loadTransformModule, simpleTransform } from "./transforms/custom.js";
 export { TransformRegistry } from "./transforms/registry.js";

@@ -3,13 +3,24 @@ import { Command, CommanderError } from "commander";
 import { AppError } from "../errors.js";
 import { version } from "../version.js";
 import { registerCheck } from "./check.js";
+import { registerKeys } from "./keys.js";
 import { registerList } from "./list.js";
 import { registerMap } from "./map.js";
+import { registerProjects } from "./projects.js";
 import { registerReport } from "./report.js";
+import { registerServe } from "./serve.js";
 
 export type CommandRegistrar = (program: Command) => void;
 
-const registrars: CommandRegistrar[] = [registerCheck, registerList, registerMap, registerReport];
+const registrars: CommandRegistrar[] = [
+  registerCheck,
+  registerList,
+  registerMap,
+  registerReport,
+  registerServe,
+  registerProjects,
+  registerKeys,
+];
 
 export function buildProgram(): Command {
   const program = new Command("crossmap")

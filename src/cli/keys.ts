@@ -1,0 +1,62 @@
+// `crossmap keys create|list|revoke`: issue API keys (shown once), list them without secrets, revoke them.
+import type { Command } from "commander";
+import { AppError } from "../errors.js";
+import type { KeyScope } from "../store/types.js";
+import { printJson, withDataDir, withStores } from "./data-dir.js";
+
+interface CreateOptions {
+  dataDir: string;
+  admin?: boolean;
+  project?: string;
+  scope?: string;
+}
+
+const usage = (message: string) => new AppError(400, "invalid_argument", message);
+
+/** Exactly one of --admin or --project with --scope read|write. */
+function scopeOf(opts: CreateOptions): { scope: KeyScope; projectId: string | null } {
+  if (opts.admin) {
+    if (opts.project !== undefined || opts.scope !== undefined) {
+      throw usage("--admin cannot be combined with --project or --scope");
+    }
+    return { scope: "admin", projectId: null };
+  }
+  if (opts.project === undefined) throw usage("give either --admin or --project <id> --scope read|write");
+  if (opts.scope !== "read" && opts.scope !== "write") throw usage("--scope must be read or write");
+  return { scope: opts.scope, projectId: opts.project };
+}
+
+export function registerKeys(program: Command): void {
+  const keys = program.command("keys").description("manage API keys");
+  withDataDir(
+    keys
+      .command("create")
+      .description("create an API key and print it once, as JSON")
+      .option("--admin", "key for every project and for creating projects")
+      .option("--project <id>", "project the key is for")
+      .option("--scope <scope>", "read or write"),
+  ).action(async (opts: CreateOptions) => {
+    const { scope, projectId } = scopeOf(opts);
+    const created = await withStores(opts.dataDir, (stores) =>
+      stores.write(() => {
+        if (projectId !== null && !stores.projects.get(projectId)) {
+          throw new AppError(404, "not_found", `Project ${projectId} not found`);
+        }
+        return stores.keys.create(scope, projectId);
+      }),
+    );
+    printJson({ ...created.key, key: created.secret });
+  });
+  withDataDir(keys.command("list").description("list API keys (never their secrets) as JSON")).action(
+    async (opts: { dataDir: string }) => {
+      printJson({ keys: await withStores(opts.dataDir, async (stores) => stores.keys.list()) });
+    },
+  );
+  withDataDir(keys.command("revoke <id>").description("revoke an API key; it stops working at once")).action(
+    async (id: string, opts: { dataDir: string }) => {
+      const revoked = await withStores(opts.dataDir, (stores) => stores.write(() => stores.keys.revoke(id)));
+      if (!revoked) throw new AppError(404, "not_found", `API key ${id} not found`);
+      printJson(revoked);
+    },
+  );
+}

@@ -1,0 +1,77 @@
+// `crossmap serve`: the review and sync server on LMDB, until SIGTERM or SIGINT.
+import type { Command } from "commander";
+import { AppError } from "../errors.js";
+import { createApp } from "../server/app.js";
+import { listen } from "../server/listen.js";
+import { jsonLineLogger } from "../server/logging.js";
+import { openStores } from "../store/env.js";
+import { withDataDir } from "./data-dir.js";
+
+interface ServeOptions {
+  port: string;
+  host: string;
+  dataDir: string;
+  vocab?: string;
+  durability: string;
+}
+
+export function registerServe(program: Command): void {
+  withDataDir(
+    program
+      .command("serve")
+      .description("run the review and sync HTTP server")
+      .option("--port <port>", "port to listen on (0 picks a free one)", "8080")
+      .option("--host <host>", "address to bind", "127.0.0.1")
+      .option("--vocab <dir>", "vocabulary index directory, for cross-mapping")
+      .option(
+        "--durability <mode>",
+        "acknowledge writes after the fsync (flush) or right after the commit (commit)",
+        "flush",
+      ),
+  ).action((opts: ServeOptions) => serve(opts));
+}
+
+async function serve(opts: ServeOptions): Promise<void> {
+  const port = Number(opts.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new AppError(
+      400,
+      "invalid_argument",
+      `--port must be an integer from 0 to 65535, got ${opts.port}`,
+    );
+  }
+  if (opts.durability !== "flush" && opts.durability !== "commit") {
+    throw new AppError(
+      400,
+      "invalid_argument",
+      `--durability must be flush or commit, got ${opts.durability}`,
+    );
+  }
+  const log = jsonLineLogger(process.stdout);
+  const stores = openStores(opts.dataDir, { durability: opts.durability });
+  if (stores.keys.isEmpty()) {
+    const { key, secret } = await stores.write(() => stores.keys.create("admin", null));
+    // stderr, not the log stream: log lines get shipped and kept, and this secret must not be.
+    process.stderr.write(
+      `crossmap: first start, created admin API key ${key.id}. It is shown only this once:\n${secret}\n`,
+    );
+  }
+  const app = createApp({ stores, log, ...(opts.vocab === undefined ? {} : { vocabularyDir: opts.vocab }) });
+  const running = await listen(app, port, opts.host);
+  log({
+    level: "info",
+    msg: "listening",
+    url: running.url,
+    data_dir: opts.dataDir,
+    durability: opts.durability,
+  });
+
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
+  });
+  log({ level: "info", msg: "shutting down", signal });
+  await running.close();
+  await stores.close();
+  log({ level: "info", msg: "stopped" });
+}

@@ -1,0 +1,80 @@
+// Hands out compiled crossmaps: built-ins compiled once per process (per vocabulary), and documents sent
+// as YAML text compiled on demand with a small cache keyed by the text, so repeated requests with the same
+// custom crossmap do not recompile. Never reads a path named by a caller.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { AppError } from "../errors.js";
+import { builtinTransforms } from "../transforms/builtins.js";
+import type { TransformRegistry } from "../transforms/registry.js";
+import type { VocabularyBridge } from "../vocab/bridge.js";
+import { type CatalogEntry, listBuiltinCrossmaps } from "./catalog.js";
+import type { Crossmap } from "./crossmap.js";
+import { parseCrossmap } from "./load.js";
+
+export interface ProvidedCrossmap {
+  crossmap: Crossmap;
+  /** The built-in file name, or null for a document sent by the caller. */
+  file: string | null;
+}
+
+export interface ProviderOptions {
+  vocabulary?: VocabularyBridge;
+  transforms?: TransformRegistry;
+  /** How many distinct caller-supplied documents stay compiled. */
+  textCacheSize?: number;
+  /** Where built-ins live (tests); default the package's crossmaps/. */
+  builtinDir?: string;
+}
+
+export class CrossmapProvider {
+  private readonly builtins = new Map<string, ProvidedCrossmap>();
+  private readonly texts = new Map<string, Crossmap>();
+  private readonly catalog: CatalogEntry[];
+
+  constructor(private readonly options: ProviderOptions = {}) {
+    this.catalog = options.builtinDir ? listBuiltinCrossmaps(options.builtinDir) : listBuiltinCrossmaps();
+  }
+
+  list(): CatalogEntry[] {
+    return this.catalog;
+  }
+
+  /** The built-in crossmap for a pair, compiled on first use; 404 naming both standards when there is none. */
+  builtin(source: string, target: string): ProvidedCrossmap {
+    const key = `${source}\0${target}`;
+    const cached = this.builtins.get(key);
+    if (cached) return cached;
+    const entry = this.catalog.find((e) => e.source === source && e.target === target);
+    if (!entry) {
+      const pairs = this.catalog.map((e) => `${e.source} -> ${e.target}`).join(", ");
+      throw new AppError(404, "unknown_pair", `No crossmap from ${source} to ${target}. Available: ${pairs}`);
+    }
+    const crossmap = parseCrossmap(readFileSync(entry.path, "utf8"), {
+      ...this.loadOptions(),
+      file: entry.file,
+    });
+    const provided = { crossmap, file: entry.file };
+    this.builtins.set(key, provided);
+    return provided;
+  }
+
+  /** A caller-supplied YAML document; load problems are a 422 AppError located in that document. */
+  fromText(text: string, name = "crossmap"): ProvidedCrossmap {
+    const key = createHash("sha256").update(text).digest("hex");
+    let crossmap = this.texts.get(key);
+    if (!crossmap) {
+      crossmap = parseCrossmap(text, { ...this.loadOptions(), file: name });
+      const limit = this.options.textCacheSize ?? 32;
+      if (this.texts.size >= limit) this.texts.delete(this.texts.keys().next().value as string);
+      this.texts.set(key, crossmap);
+    }
+    return { crossmap, file: null };
+  }
+
+  private loadOptions() {
+    return {
+      transforms: this.options.transforms ?? builtinTransforms(),
+      ...(this.options.vocabulary ? { vocabulary: this.options.vocabulary } : {}),
+    };
+  }
+}

@@ -1,0 +1,111 @@
+// The Koa app factory: takes its stores (so tests and the CLI decide where data lives) and mounts
+// every route from the route tables behind logging, error mapping and auth.
+import Router from "@koa/router";
+import Koa, { type Context } from "koa";
+import type { z } from "zod";
+import type { Problem } from "../errors.js";
+import { AppError } from "../errors.js";
+import type { Stores } from "../store/env.js";
+import { authenticate, authorize, type Principal } from "./auth.js";
+import { DEFAULT_BODY_LIMIT, makeBodyReader } from "./body.js";
+import { errorMiddleware } from "./errors.js";
+import { projectNotFound } from "./handlers/items.js";
+import { etagOf, parseIfMatch } from "./if-match.js";
+import { type Logger, requestLogger, silentLogger } from "./logging.js";
+import { buildOpenApi } from "./openapi.js";
+import type { AnyRoute } from "./route.js";
+import { projectRoutes } from "./routes/projects.js";
+import { reviewRoutes } from "./routes/review.js";
+import { syncRoutes } from "./routes/sync.js";
+import { toProblem } from "./validate.js";
+
+export interface AppOptions {
+  stores: Stores;
+  log?: Logger;
+  /** Largest JSON body accepted; larger ones get 413. Default 5 MiB. */
+  bodyLimitBytes?: number;
+  /** Vocabulary index for the cross-mapping endpoints a later issue adds; unused by review and sync. */
+  vocabularyDir?: string;
+  /** More routes (e.g. cross-mapping), mounted and documented like the built-in ones. */
+  extraRoutes?: AnyRoute[];
+}
+
+export const allRoutes = (): AnyRoute[] => [...projectRoutes(), ...reviewRoutes(), ...syncRoutes()];
+
+export function createApp(options: AppOptions): Koa {
+  const { stores } = options;
+  const log = options.log ?? silentLogger;
+  const routes = [...allRoutes(), ...(options.extraRoutes ?? [])];
+  const openapi = buildOpenApi(routes);
+  const readBody = makeBodyReader(options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT);
+
+  const app = new Koa();
+  const router = new Router();
+  router.get("/healthz", (ctx) => {
+    ctx.body = { status: "ok" };
+  });
+  router.get("/openapi.json", (ctx) => {
+    ctx.body = openapi;
+  });
+  for (const route of routes) {
+    router[route.method](route.path, async (ctx) => {
+      await serve(ctx, route);
+    });
+  }
+
+  async function serve(ctx: Context, route: AnyRoute): Promise<void> {
+    const params = ctx.params as Record<string, string>;
+    let principal: Principal | null = null;
+    if (route.access !== "public") {
+      principal = authenticate(stores, ctx.get("authorization") || undefined);
+      ctx.state.keyId = principal.keyId;
+      authorize(principal, route.access, params.project_id);
+    }
+    // Query and body problems are reported together, as FastAPI does.
+    const problems: Problem[] = [];
+    const check = (schema: z.ZodType | undefined, input: unknown, where: "query" | "body") => {
+      if (!schema) return undefined;
+      const result = schema.safeParse(input, { reportInput: true });
+      if (result.success) return result.data;
+      problems.push(...result.error.issues.map((i) => toProblem(i, where)));
+      return undefined;
+    };
+    const query = check(route.query, ctx.query, "query");
+    const body = route.body ? check(route.body, await readBody(ctx), "body") : undefined;
+    if (problems.length > 0) throw new AppError(422, "validation_error", "Invalid request", problems);
+    if (params.project_id !== undefined && !stores.projects.get(params.project_id)) {
+      throw projectNotFound(params.project_id);
+    }
+    const result = await route.handle({
+      params,
+      query,
+      body,
+      principal,
+      ifMatch: parseIfMatch(ctx.get("if-match") || undefined),
+      stores,
+    });
+    ctx.status = result.status ?? route.status ?? 200;
+    ctx.body = result.body;
+    if (result.version !== undefined) ctx.set("ETag", etagOf(result.version));
+  }
+
+  app.use(requestLogger(log));
+  app.use(errorMiddleware(log));
+  app.use(async (ctx, next) => {
+    await next();
+    // Unmatched paths and methods still answer in the API's error shape.
+    // Koa turns an assigned body into a 200 unless the status is set again explicitly.
+    if (ctx.body === undefined && (ctx.status === 404 || ctx.status === 405)) {
+      const status = ctx.status;
+      ctx.body = { detail: status === 404 ? "Not Found" : "Method Not Allowed" };
+      ctx.status = status;
+    }
+  });
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  // What Koa itself reports (e.g. a client gone mid-response) goes to the structured log, not raw stderr.
+  app.on("error", (err: Error) => {
+    log({ level: "error", msg: "koa error", error: err.stack ?? err.message });
+  });
+  return app;
+}

@@ -1,0 +1,197 @@
+// Sync push and pull. A push is one transaction of upserts: by id when given, else by natural key;
+// identical items are left alone, and items a reviewer decided are only overwritten when forced.
+import { randomUUID } from "node:crypto";
+import type { Stores } from "../../store/env.js";
+import type { ItemStore } from "../../store/items.js";
+import { nowIso, runTimestamp } from "../../store/keys-util.js";
+import type { ConceptItem, CrossMappingRun, ItemKind, ItemMeta, SchemaItem } from "../../store/types.js";
+
+export type SchemaFields = Omit<SchemaItem, keyof ItemMeta>;
+export type ConceptFields = Omit<ConceptItem, keyof ItemMeta>;
+
+export type PushOutcome = "created" | "updated" | "unchanged" | "skipped";
+export interface PushResult {
+  index: number;
+  id: string | null;
+  result: PushOutcome;
+  reason?: string;
+}
+export interface PushSummary {
+  created: number;
+  updated: number;
+  unchanged: number;
+  skipped: number;
+  items: PushResult[];
+}
+
+export interface PushRequest<F> {
+  projectId: string;
+  items: { id?: string | undefined; fields: F }[];
+  force: boolean;
+  keyId: string | null;
+}
+
+// A pushed item is the whole item: fields left out take these defaults, so pushing the same payload
+// twice is a no-op whatever the first push changed.
+export const schemaFields = (p: {
+  source_table?: string | null | undefined;
+  source_column: string;
+  target_table?: string | null | undefined;
+  target_column?: string | null | undefined;
+  confidence?: number | null | undefined;
+  status?: SchemaItem["status"] | undefined;
+}): SchemaFields => ({
+  source_table: p.source_table ?? null,
+  source_column: p.source_column,
+  target_table: p.target_table ?? null,
+  target_column: p.target_column ?? null,
+  confidence: p.confidence ?? null,
+  status: p.status ?? "needs_review",
+});
+
+export const conceptFields = (p: {
+  source_column?: string | null | undefined;
+  source_code: string;
+  source_description?: string | null | undefined;
+  target_concept_id?: number | null | undefined;
+  target_concept_name?: string | null | undefined;
+  target_vocabulary_id?: string | null | undefined;
+  confidence?: number | null | undefined;
+  method?: ConceptItem["method"] | undefined;
+}): ConceptFields => ({
+  source_column: p.source_column ?? null,
+  source_code: p.source_code,
+  source_description: p.source_description ?? null,
+  target_concept_id: p.target_concept_id ?? null,
+  target_concept_name: p.target_concept_name ?? null,
+  target_vocabulary_id: p.target_vocabulary_id ?? null,
+  confidence: p.confidence ?? null,
+  method: p.method ?? "review",
+});
+
+const NATURAL_KEY_NAMES: Record<ItemKind, string> = {
+  schema: "(source_table, source_column)",
+  concept: "(source_column, source_code)",
+};
+
+export function pushItems<T extends SchemaItem | ConceptItem>(
+  stores: Stores,
+  store: ItemStore<T>,
+  kind: ItemKind,
+  req: PushRequest<Omit<T, keyof ItemMeta>>,
+): Promise<PushSummary> {
+  return stores.write(() => {
+    const summary = emptySummary();
+    for (const [index, item] of req.items.entries()) {
+      note(summary, index, upsertItem(stores, store, kind, req, item));
+    }
+    return summary;
+  });
+}
+
+type Outcome = Omit<PushResult, "index">;
+
+function upsertItem<T extends SchemaItem | ConceptItem>(
+  stores: Stores,
+  store: ItemStore<T>,
+  kind: ItemKind,
+  req: PushRequest<Omit<T, keyof ItemMeta>>,
+  { id, fields }: { id?: string | undefined; fields: Omit<T, keyof ItemMeta> },
+): Outcome {
+  const byId = id === undefined ? undefined : store.get(req.projectId, id);
+  const byKey = store.findByNaturalKey(req.projectId, fields);
+  const existing = byId ?? (id === undefined ? byKey : undefined);
+  if (byKey && existing?.id !== byKey.id) {
+    const key = JSON.stringify(store.naturalKey(fields));
+    const reason = `natural key ${NATURAL_KEY_NAMES[kind]} = ${key} belongs to item ${byKey.id}`;
+    return { id: id ?? null, result: "skipped", reason };
+  }
+  const now = nowIso();
+  if (!existing) {
+    const meta = { id: id ?? randomUUID(), version: 1, created_at: now, updated_at: now, reviewed_at: null };
+    const created = { ...fields, ...meta } as T;
+    store.put(req.projectId, created);
+    audit(stores, req, kind, "push_create", null, created, now);
+    return { id: created.id, result: "created" };
+  }
+  if (sameFields(existing, fields)) return { id: existing.id, result: "unchanged" };
+  if (existing.reviewed_at !== null && !req.force) {
+    const reason = "reviewed item; push with ?force=true to overwrite the decision";
+    return { id: existing.id, result: "skipped", reason };
+  }
+  // A forced push replaces the decision; the audit log keeps it, and the item is open to pushes again.
+  const meta = { version: existing.version + 1, updated_at: now, reviewed_at: null };
+  const updated = { ...existing, ...fields, ...meta } as T;
+  store.put(req.projectId, updated, existing);
+  audit(stores, req, kind, "push_update", existing, updated, now);
+  return { id: updated.id, result: "updated" };
+}
+
+/** A pushed run; created_at left out means "keep the stored one", or "now" for a new run. */
+export type RunPush = Omit<CrossMappingRun, "crossmap_file" | "created_at"> & {
+  crossmap_file?: string | null | undefined;
+  created_at?: string | null | undefined;
+};
+
+/** Runs have no review decisions, so a push upserts by id and force changes nothing. */
+export function pushRuns(stores: Stores, projectId: string, runs: RunPush[]): Promise<PushSummary> {
+  return stores.write(() => {
+    const summary = emptySummary();
+    for (const [index, p] of runs.entries()) {
+      const existing = stores.runs.get(projectId, p.id);
+      const run: CrossMappingRun = {
+        id: p.id,
+        source_standard: p.source_standard,
+        target_standard: p.target_standard,
+        source_entity: p.source_entity,
+        target_entity: p.target_entity,
+        record_count: p.record_count,
+        status: p.status,
+        crossmap_file: p.crossmap_file ?? null,
+        created_at: p.created_at === undefined ? (existing?.created_at ?? runTimestamp()) : p.created_at,
+      };
+      if (existing && sameFields(existing, run)) {
+        note(summary, index, { id: run.id, result: "unchanged" });
+        continue;
+      }
+      stores.runs.put(projectId, run);
+      note(summary, index, { id: run.id, result: existing ? "updated" : "created" });
+    }
+    return summary;
+  });
+}
+
+function sameFields<F extends object>(existing: F, fields: F): boolean {
+  return (Object.keys(fields) as (keyof F)[]).every((k) => existing[k] === fields[k]);
+}
+
+function emptySummary(): PushSummary {
+  return { created: 0, updated: 0, unchanged: 0, skipped: 0, items: [] };
+}
+
+function note(s: PushSummary, index: number, outcome: Outcome): void {
+  s[outcome.result]++;
+  s.items.push({ index, ...outcome });
+}
+
+function audit<T extends SchemaItem | ConceptItem>(
+  stores: Stores,
+  req: PushRequest<unknown>,
+  kind: ItemKind,
+  action: "push_create" | "push_update",
+  before: T | null,
+  after: T,
+  at: string,
+): void {
+  stores.audit.append({
+    project_id: req.projectId,
+    item_kind: kind,
+    item_id: after.id,
+    version: after.version,
+    action,
+    key_id: req.keyId,
+    at,
+    before,
+    after,
+  });
+}

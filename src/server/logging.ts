@@ -1,0 +1,49 @@
+// Structured request logs: one JSON object per request, written by whatever sink the caller gives.
+import type { Context, Next } from "koa";
+
+export interface LogEntry {
+  level: "info" | "warn" | "error";
+  msg: string;
+  [field: string]: unknown;
+}
+
+export type Logger = (entry: LogEntry) => void;
+
+/**
+ * JSON lines on a stream, each stamped with the time. Lines of one event-loop turn go out in one write:
+ * under load that is one syscall per batch of requests instead of one per request.
+ */
+export function jsonLineLogger(stream: NodeJS.WritableStream): Logger {
+  let pending = "";
+  const flush = () => {
+    const chunk = pending;
+    pending = "";
+    stream.write(chunk);
+  };
+  return (entry) => {
+    if (pending === "") setImmediate(flush);
+    pending += `${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`;
+  };
+}
+
+export const silentLogger: Logger = () => {};
+
+export function requestLogger(log: Logger) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      log({
+        level: ctx.status >= 500 ? "error" : "info",
+        msg: "request",
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        duration_ms: Math.round(ms * 100) / 100,
+        key_id: (ctx.state.keyId as string | undefined) ?? null,
+      });
+    }
+  };
+}

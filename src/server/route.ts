@@ -1,0 +1,58 @@
+// A route is data: method, path, access, schemas and a handler. The app mounts it and /openapi.json
+// describes it, from the same object.
+import type { z } from "zod";
+import type { Stores } from "../store/env.js";
+import type { Access, Principal } from "./auth.js";
+import type { IfMatch } from "./if-match.js";
+
+export interface RouteInput<Q, B> {
+  params: Record<string, string>;
+  query: Q;
+  body: B;
+  /** null only on public routes. */
+  principal: Principal | null;
+  ifMatch: IfMatch;
+  stores: Stores;
+}
+
+export interface RouteResult {
+  status?: number;
+  body: unknown;
+  /** Sent as the ETag header. */
+  version?: number;
+}
+
+export interface RouteDef<
+  QS extends z.ZodType = z.ZodType<undefined>,
+  BS extends z.ZodType = z.ZodType<undefined>,
+> {
+  method: "get" | "post";
+  /** Koa-router syntax, e.g. /v1/projects/:project_id/schema-mapping/:mapping_id/approve. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  access: Access;
+  query?: QS;
+  body?: BS;
+  response: z.ZodType;
+  /** Success status; 200 unless said otherwise. */
+  status?: number;
+  /** Error statuses the route can answer with, for the document. */
+  errors: number[];
+  /** Whether the route honours If-Match (documented as a header parameter). */
+  ifMatch?: boolean;
+  handle(input: RouteInput<z.output<QS>, z.output<BS>>): Promise<RouteResult> | RouteResult;
+}
+
+/** Identity, for inference: the handler's query and body types follow from the schemas. */
+export const defineRoute = <
+  QS extends z.ZodType = z.ZodType<undefined>,
+  BS extends z.ZodType = z.ZodType<undefined>,
+>(
+  def: RouteDef<QS, BS>,
+): RouteDef<QS, BS> => def;
+
+// Routes of different schemas live in one table; the handler's input types only matter inside defineRoute.
+// biome-ignore lint/suspicious/noExplicitAny: erasing the generic parameters of a heterogeneous route table
+export type AnyRoute = RouteDef<any, any>;

@@ -1,0 +1,122 @@
+// Sync: push (bulk upsert) and pull of schema mappings, concept mappings and cross-mapping runs.
+import { conceptFields, type PushRequest, pushItems, pushRuns, schemaFields } from "../handlers/sync.js";
+import { presentConceptItem, presentRun, presentSchemaItem } from "../present.js";
+import { type AnyRoute, defineRoute } from "../route.js";
+import {
+  conceptItemOut,
+  conceptPushItem,
+  pullQuery,
+  pullResponse,
+  pushBody,
+  pushQuery,
+  pushSummary,
+  runOut,
+  runPushItem,
+  schemaItemOut,
+  schemaPushItem,
+} from "../schemas.js";
+
+const base = "/api/v1/sync/projects/:project_id";
+const tag = "sync";
+const PUSH_ERRORS = [401, 403, 404, 413, 422];
+const PULL_ERRORS = [401, 403, 404, 422];
+
+const pushRequest = <F>(
+  projectId: string,
+  items: { id?: string | undefined; fields: F }[],
+  force: "true" | "false",
+  keyId: string | null,
+): PushRequest<F> => ({ projectId, items, force: force === "true", keyId });
+
+export const syncRoutes = (): AnyRoute[] => [
+  defineRoute({
+    method: "post",
+    path: `${base}/schema-mappings/bulk`,
+    summary: "Push schema mapping items (upsert by id, else by source_table + source_column)",
+    tag,
+    access: "write",
+    query: pushQuery,
+    body: pushBody(schemaPushItem),
+    response: pushSummary,
+    errors: PUSH_ERRORS,
+    handle: async ({ params, stores, principal, query, body }) => {
+      const items = body.items.map((i) => ({ id: i.id, fields: schemaFields(i) }));
+      const req = pushRequest(params.project_id!, items, query.force, principal?.keyId ?? null);
+      return { body: await pushItems(stores, stores.schemaItems, "schema", req) };
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: `${base}/schema-mappings`,
+    summary: "Pull schema mapping items (id order)",
+    tag,
+    access: "read",
+    query: pullQuery,
+    response: pullResponse(schemaItemOut),
+    errors: PULL_ERRORS,
+    handle: ({ params, stores, query }) => {
+      const page = { limit: query.limit ?? Number.POSITIVE_INFINITY, offset: query.offset };
+      const { items, total } = stores.schemaItems.list(params.project_id!, page);
+      return { body: { items: items.map(presentSchemaItem), total } };
+    },
+  }),
+  defineRoute({
+    method: "post",
+    path: `${base}/concept-mappings/bulk`,
+    summary: "Push concept mapping items (upsert by id, else by source_column + source_code)",
+    tag,
+    access: "write",
+    query: pushQuery,
+    body: pushBody(conceptPushItem),
+    response: pushSummary,
+    errors: PUSH_ERRORS,
+    handle: async ({ params, stores, principal, query, body }) => {
+      const items = body.items.map((i) => ({ id: i.id, fields: conceptFields(i) }));
+      const req = pushRequest(params.project_id!, items, query.force, principal?.keyId ?? null);
+      return { body: await pushItems(stores, stores.conceptItems, "concept", req) };
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: `${base}/concept-mappings`,
+    summary: "Pull concept mapping items (id order)",
+    tag,
+    access: "read",
+    query: pullQuery,
+    response: pullResponse(conceptItemOut),
+    errors: PULL_ERRORS,
+    handle: ({ params, stores, query }) => {
+      const page = { limit: query.limit ?? Number.POSITIVE_INFINITY, offset: query.offset };
+      const { items, total } = stores.conceptItems.list(params.project_id!, page);
+      return { body: { items: items.map(presentConceptItem), total } };
+    },
+  }),
+  defineRoute({
+    method: "post",
+    path: `${base}/cross-mappings/bulk`,
+    summary: "Push cross-mapping runs (upsert by id)",
+    tag,
+    access: "write",
+    query: pushQuery,
+    body: pushBody(runPushItem),
+    response: pushSummary,
+    errors: PUSH_ERRORS,
+    handle: async ({ params, stores, body }) => ({
+      body: await pushRuns(stores, params.project_id!, body.items),
+    }),
+  }),
+  defineRoute({
+    method: "get",
+    path: `${base}/cross-mappings`,
+    summary: "Pull cross-mapping runs, newest first",
+    tag,
+    access: "read",
+    query: pullQuery,
+    response: pullResponse(runOut),
+    errors: PULL_ERRORS,
+    handle: ({ params, stores, query }) => {
+      const { runs, total } = stores.runs.list(params.project_id!, query);
+      return { body: { items: runs.map(presentRun), total } };
+    },
+  }),
+];

@@ -1,0 +1,217 @@
+// The zod schemas of every request and response: they validate requests and generate /openapi.json,
+// so the document cannot drift from what the server accepts.
+import { z } from "zod";
+import { CONCEPT_METHODS, SCHEMA_STATUSES } from "../store/types.js";
+import { INTEGER_MESSAGE } from "./validate.js";
+
+const intError = { error: INTEGER_MESSAGE };
+/** An integer whose type errors say "integer" (see INTEGER_MESSAGE). */
+const integer = () => z.number(intError).int(intError);
+
+// Ids and natural-key parts come from clients (push) and end up in store keys, where a control
+// character separates the parts; so none may contain one.
+const noControl = /^\P{Cc}*$/u;
+const keyPart = () =>
+  z.string().min(1).max(200).regex(noControl, { error: "string must not contain control characters" });
+export const idString = keyPart();
+const name = keyPart();
+const text = z.string().max(2000);
+const confidence = z.number().nullable();
+const conceptId = integer();
+/** ISO 8601 without zone suffix, as the spec's run history shows it. */
+const runTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?$/, {
+  error: "must be an ISO 8601 timestamp without zone suffix, e.g. 2026-03-02T10:30:00",
+});
+const timestamp = z.string().meta({ description: "ISO 8601 UTC timestamp with milliseconds" });
+
+// ---- review bodies (the spec's tables) ----
+
+export const schemaOverrideBody = z.object({ target_table: name, target_column: name });
+export const conceptOverrideBody = z.object({
+  target_concept_id: conceptId,
+  target_concept_name: text.nullable().optional(),
+  target_vocabulary_id: name.nullable().optional(),
+});
+
+// ---- items as returned ----
+
+const meta = {
+  version: z.number().int().meta({ description: "Grows by one with every change; also sent as the ETag" }),
+  created_at: timestamp,
+  updated_at: timestamp,
+  reviewed_at: timestamp.nullable().meta({ description: "Time of the last review decision, if any" }),
+};
+
+export const schemaItemOut = z.object({
+  id: z.string(),
+  source_table: z.string().nullable(),
+  source_column: z.string(),
+  target_table: z.string().nullable(),
+  target_column: z.string().nullable(),
+  confidence,
+  status: z.enum(SCHEMA_STATUSES),
+  ...meta,
+});
+
+export const conceptItemOut = z.object({
+  id: z.string(),
+  source_column: z.string().nullable(),
+  source_code: z.string(),
+  source_description: z.string().nullable(),
+  target_concept_id: z.number().int().nullable(),
+  target_concept_name: z.string().nullable(),
+  target_vocabulary_id: z.string().nullable(),
+  confidence,
+  method: z.enum(CONCEPT_METHODS),
+  ...meta,
+});
+
+export const runOut = z.object({
+  id: z.string(),
+  source_standard: z.string(),
+  target_standard: z.string(),
+  source_entity: z.string(),
+  target_entity: z.string(),
+  record_count: z.number().int(),
+  status: z.string(),
+  crossmap_file: z.string().nullable(),
+  created_at: z.string().nullable(),
+});
+
+// ---- push items: upserted by id, else by natural key; server fields a client echoes back are ignored ----
+
+export const schemaPushItem = z.object({
+  id: idString.optional(),
+  source_table: name.nullable().optional(),
+  source_column: name,
+  target_table: name.nullable().optional(),
+  target_column: name.nullable().optional(),
+  confidence: confidence.optional(),
+  status: z.enum(SCHEMA_STATUSES).optional(),
+});
+
+export const conceptPushItem = z.object({
+  id: idString.optional(),
+  source_column: name.nullable().optional(),
+  source_code: name,
+  source_description: text.nullable().optional(),
+  target_concept_id: conceptId.nullable().optional(),
+  target_concept_name: text.nullable().optional(),
+  target_vocabulary_id: name.nullable().optional(),
+  confidence: confidence.optional(),
+  method: z.enum(CONCEPT_METHODS).optional(),
+});
+
+export const runPushItem = z.object({
+  id: idString,
+  source_standard: name,
+  target_standard: name,
+  source_entity: name,
+  target_entity: name,
+  record_count: integer().min(0),
+  status: z.string().min(1).max(64),
+  crossmap_file: text.nullable().optional(),
+  created_at: runTime.nullable().optional(),
+});
+
+export const MAX_PUSH_ITEMS = 10_000;
+export const pushBody = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item).max(MAX_PUSH_ITEMS) });
+
+export const pushResult = z.object({
+  index: z.number().int().meta({ description: "Position in the pushed items array" }),
+  id: z.string().nullable(),
+  result: z.enum(["created", "updated", "unchanged", "skipped"]),
+  reason: z.string().optional(),
+});
+
+export const pushSummary = z.object({
+  created: z.number().int(),
+  updated: z.number().int(),
+  unchanged: z.number().int(),
+  skipped: z.number().int(),
+  items: z.array(pushResult),
+});
+
+export const pullResponse = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), total: z.number().int() });
+
+// ---- queries ----
+
+const queryInt = () => z.coerce.number(intError).int(intError);
+const limit = (max: number) => queryInt().min(1).max(max);
+const offset = queryInt().min(0).default(0);
+const confidenceBounds = {
+  min_confidence: z.coerce.number().optional(),
+  max_confidence: z.coerce.number().optional(),
+};
+
+export const schemaListQuery = z.object({
+  status: z.enum(SCHEMA_STATUSES).optional(),
+  ...confidenceBounds,
+  limit: limit(1000).default(100),
+  offset,
+});
+
+export const conceptListQuery = z.object({
+  method: z.enum(CONCEPT_METHODS).optional(),
+  ...confidenceBounds,
+  limit: limit(1000).default(100),
+  offset,
+});
+
+export const pullQuery = z.object({ limit: limit(100_000).optional(), offset });
+export const pushQuery = z.object({ force: z.enum(["true", "false"]).default("false") });
+
+export const itemList = <T extends z.ZodType>(item: T) =>
+  z.object({
+    items: z.array(item),
+    total: z.number().int(),
+    limit: z.number().int(),
+    offset: z.number().int(),
+  });
+
+export const auditEventOut = <T extends z.ZodType>(item: T) =>
+  z.object({
+    item_id: z.string(),
+    version: z.number().int(),
+    action: z.enum(["approve", "reject", "override", "push_create", "push_update"]),
+    key_id: z.string().nullable(),
+    at: timestamp,
+    before: item.nullable(),
+    after: item,
+  });
+
+export const historyResponse = <T extends z.ZodType>(item: T) =>
+  z.object({ events: z.array(auditEventOut(item)) });
+
+// ---- projects ----
+
+export const projectCreateBody = z.object({
+  name,
+  target_model: name.nullable().optional(),
+  vocabularies: z.array(name).max(100).optional(),
+  description: text.nullable().optional(),
+});
+
+export const projectOut = z.object({
+  id: z.string(),
+  name: z.string(),
+  target_model: z.string().nullable(),
+  vocabularies: z.array(z.string()),
+  description: z.string().nullable(),
+  created_at: timestamp,
+});
+
+export const projectList = z.object({ projects: z.array(projectOut) });
+
+// ---- errors ----
+
+export const errorDetail = z.object({ detail: z.string() });
+export const validationError = z.object({
+  detail: z.array(
+    z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() }),
+  ),
+});
+
+export const health = z.object({ status: z.literal("ok") });

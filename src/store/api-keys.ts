@@ -1,0 +1,68 @@
+// API keys: random secrets shown once, stored only as a sha256 hash, scoped to one project or admin.
+import { createHash, randomBytes } from "node:crypto";
+import type { Database } from "lmdb";
+import { nowIso } from "./keys-util.js";
+import type { ApiKeyRecord, KeyScope } from "./types.js";
+
+/** What `keys list` shows: everything except the hash. */
+export type PublicKey = Omit<ApiKeyRecord, "hash">;
+
+export const hashSecret = (secret: string): string => createHash("sha256").update(secret).digest("hex");
+
+export const toPublicKey = ({ hash: _hash, ...rest }: ApiKeyRecord): PublicKey => rest;
+
+export class KeyStore {
+  constructor(
+    private readonly byId: Database<ApiKeyRecord, string>,
+    /** hash -> key id; a lookup per request must not scan. */
+    private readonly byHash: Database<string, string>,
+  ) {}
+
+  /** The key a secret belongs to, if it exists and is not revoked. */
+  authenticate(secret: string): ApiKeyRecord | undefined {
+    const id = this.byHash.get(hashSecret(secret));
+    if (id === undefined) return undefined;
+    const key = this.byId.get(id);
+    return key && key.revoked_at === null ? key : undefined;
+  }
+
+  get(id: string): ApiKeyRecord | undefined {
+    return this.byId.get(id);
+  }
+
+  list(): PublicKey[] {
+    return [...this.byId.getRange().map(({ value }) => toPublicKey(value))];
+  }
+
+  isEmpty(): boolean {
+    return this.byId.getKeysCount() === 0;
+  }
+
+  /** Call inside a write transaction. The secret is returned here and never again. */
+  create(scope: KeyScope, projectId: string | null): { key: PublicKey; secret: string } {
+    const id = `key_${randomBytes(6).toString("hex")}`;
+    // 32 random bytes: guessing is hopeless, and the prefix makes leaked keys easy to grep for.
+    const secret = `cmk_${randomBytes(32).toString("base64url")}`;
+    const record: ApiKeyRecord = {
+      id,
+      scope,
+      project_id: scope === "admin" ? null : projectId,
+      hash: hashSecret(secret),
+      created_at: nowIso(),
+      revoked_at: null,
+    };
+    this.byId.put(id, record);
+    this.byHash.put(record.hash, id);
+    return { key: toPublicKey(record), secret };
+  }
+
+  /** Call inside a write transaction. Revoking twice keeps the first time. */
+  revoke(id: string): PublicKey | undefined {
+    const key = this.byId.get(id);
+    if (!key) return undefined;
+    if (key.revoked_at !== null) return toPublicKey(key);
+    const revoked = { ...key, revoked_at: nowIso() };
+    this.byId.put(id, revoked);
+    return toPublicKey(revoked);
+  }
+}

@@ -1,0 +1,85 @@
+// Opens the one LMDB environment in the data directory and the named database behind each store.
+import { mkdirSync } from "node:fs";
+import { open } from "lmdb";
+import { KeyStore } from "./api-keys.js";
+import { AuditStore } from "./audit.js";
+import { ItemStore } from "./items.js";
+import { ProjectStore } from "./projects.js";
+import { RunStore } from "./runs.js";
+import type { ConceptItem, SchemaItem } from "./types.js";
+
+export interface Stores {
+  projects: ProjectStore;
+  keys: KeyStore;
+  schemaItems: ItemStore<SchemaItem>;
+  conceptItems: ItemStore<ConceptItem>;
+  runs: RunStore;
+  audit: AuditStore;
+  /**
+   * Runs `fn` in a write transaction and resolves with its result once the transaction has committed
+   * and been flushed to disk.
+   * If `fn` throws, its writes are rolled back and the promise rejects with that error.
+   */
+  write<R>(fn: () => R): Promise<R>;
+  /** Waits for pending writes, then closes the environment. */
+  close(): Promise<void>;
+}
+
+/**
+ * When a write is acknowledged. `flush` (default): after the commit has been fsynced, so it survives
+ * power loss. `commit`: as soon as LMDB has committed, before the fsync that lmdb's overlapping sync runs
+ * in the background: faster under light load, survives a process crash, but a power loss may lose the
+ * last acknowledged writes (the database itself stays consistent).
+ */
+export type Durability = "flush" | "commit";
+
+export interface StoreOptions {
+  durability?: Durability;
+}
+
+export function openStores(dataDir: string, options: StoreOptions = {}): Stores {
+  const waitForFlush = (options.durability ?? "flush") === "flush";
+  mkdirSync(dataDir, { recursive: true });
+  // No object cache: the CLI may add or revoke keys in another process while the server runs,
+  // and LMDB reads are already memory-mapped and cheap.
+  const root = open({ path: dataDir, maxDbs: 16 });
+  const db = <V>(name: string) => root.openDB<V, string>({ name });
+
+  const write = <R>(fn: () => R): Promise<R> => {
+    let failure: { error: unknown } | undefined;
+    // lmdb batches the callbacks of one event turn into one transaction; a child transaction per
+    // callback lets one failed request roll back alone instead of aborting its neighbours.
+    const committed = root.transaction(() => {
+      try {
+        return root.transactionSync(fn);
+      } catch (error) {
+        failure = { error };
+        return undefined;
+      }
+    });
+    return committed.then(async (result) => {
+      if (failure) throw failure.error;
+      // With lmdb's default overlapping sync a commit resolves before its fsync; flushes cover whole
+      // batches, so waiting for them costs latency more than throughput.
+      if (waitForFlush) await root.flushed;
+      return result as R;
+    });
+  };
+
+  return {
+    projects: new ProjectStore(db("projects")),
+    keys: new KeyStore(db("api_keys"), db("api_key_hashes")),
+    schemaItems: new ItemStore<SchemaItem>(db("schema_items"), db("schema_items_by_natural_key"), (i) => [
+      i.source_table ?? "",
+      i.source_column,
+    ]),
+    conceptItems: new ItemStore<ConceptItem>(db("concept_items"), db("concept_items_by_natural_key"), (i) => [
+      i.source_column ?? "",
+      i.source_code,
+    ]),
+    runs: new RunStore(db("runs"), db("runs_by_time"), write),
+    audit: new AuditStore(db("audit_events")),
+    write,
+    close: () => root.close(),
+  };
+}

@@ -1,0 +1,102 @@
+// The records the stores persist, shared by the review rules, the HTTP handlers and the CLI.
+
+/** Schema item statuses a client may push; the review endpoints only ever set the last three. */
+export const SCHEMA_STATUSES = [
+  "auto_accepted",
+  "needs_review",
+  "approved",
+  "rejected",
+  "overridden",
+  "unmapped",
+] as const;
+export type SchemaStatus = (typeof SCHEMA_STATUSES)[number];
+
+/** Concept item methods; a concept item has no status, its review outcome is its method. */
+export const CONCEPT_METHODS = ["auto", "review", "manual", "override", "unmapped"] as const;
+export type ConceptMethod = (typeof CONCEPT_METHODS)[number];
+
+/** Server-managed fields every reviewable item carries. */
+export interface ItemMeta {
+  id: string;
+  /** Starts at 1 and grows by one with every change; sent as the ETag. */
+  version: number;
+  created_at: string;
+  updated_at: string;
+  /** Set by a review endpoint; a push does not overwrite such an item unless forced. */
+  reviewed_at: string | null;
+}
+
+export interface SchemaItem extends ItemMeta {
+  source_table: string | null;
+  source_column: string;
+  target_table: string | null;
+  target_column: string | null;
+  confidence: number | null;
+  status: SchemaStatus;
+}
+
+export interface ConceptItem extends ItemMeta {
+  source_column: string | null;
+  source_code: string;
+  source_description: string | null;
+  target_concept_id: number | null;
+  target_concept_name: string | null;
+  target_vocabulary_id: string | null;
+  confidence: number | null;
+  method: ConceptMethod;
+}
+
+export type ItemKind = "schema" | "concept";
+export type ItemOf<K extends ItemKind> = K extends "schema" ? SchemaItem : ConceptItem;
+
+/** One cross-mapping run, exactly the spec's history record. */
+export interface CrossMappingRun {
+  id: string;
+  source_standard: string;
+  target_standard: string;
+  source_entity: string;
+  target_entity: string;
+  record_count: number;
+  status: string;
+  crossmap_file: string | null;
+  /** ISO 8601 without zone suffix, e.g. 2026-03-02T10:30:00 (UTC). */
+  created_at: string | null;
+}
+
+export interface Project {
+  id: string;
+  name: string;
+  target_model: string | null;
+  vocabularies: string[];
+  description: string | null;
+  created_at: string;
+}
+
+export type KeyScope = "admin" | "read" | "write";
+
+export interface ApiKeyRecord {
+  id: string;
+  scope: KeyScope;
+  /** null for admin keys. */
+  project_id: string | null;
+  /** sha256 of the secret, hex; the secret itself is never stored. */
+  hash: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export type AuditAction = "approve" | "reject" | "override" | "push_create" | "push_update";
+
+export interface AuditEvent {
+  project_id: string;
+  item_kind: ItemKind;
+  item_id: string;
+  /** The item's version after the change; orders the history. */
+  version: number;
+  action: AuditAction;
+  /** The API key that made the change; null when the CLI or an internal caller did. */
+  key_id: string | null;
+  at: string;
+  before: SchemaItem | ConceptItem | null;
+  after: SchemaItem | ConceptItem;
+}

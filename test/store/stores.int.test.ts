@@ -1,0 +1,120 @@
+// The stores on real LMDB files: transactions that roll back alone, indexes, runs order, keys, reopening.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { hashSecret } from "../../src/store/api-keys.js";
+import { openStores, type Stores } from "../../src/store/env.js";
+import type { SchemaItem } from "../../src/store/types.js";
+
+let dir: string;
+let stores: Stores;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "crossmap-store-"));
+  stores = openStores(dir);
+});
+afterEach(async () => {
+  await stores.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const item = (id: string, column: string, table: string | null = "t"): SchemaItem => ({
+  id,
+  source_table: table,
+  source_column: column,
+  target_table: null,
+  target_column: null,
+  confidence: null,
+  status: "needs_review",
+  version: 1,
+  created_at: "x",
+  updated_at: "x",
+  reviewed_at: null,
+});
+
+describe("write", () => {
+  it("a failing write rolls back alone, even when batched with others in one commit", async () => {
+    const ok1 = stores.write(() => stores.schemaItems.put("p", item("a", "c1")));
+    const bad = stores.write(() => {
+      stores.schemaItems.put("p", item("b", "c2"));
+      throw new Error("boom");
+    });
+    const ok2 = stores.write(() => stores.schemaItems.put("p", item("c", "c3")));
+    await expect(bad).rejects.toThrow("boom");
+    await Promise.all([ok1, ok2]);
+    expect(stores.schemaItems.list("p").items.map((i) => i.id)).toEqual(["a", "c"]);
+    expect(stores.schemaItems.findByNaturalKey("p", item("", "c2"))).toBeUndefined();
+  });
+
+  it("commit durability acknowledges the same writes, without waiting for the fsync", async () => {
+    const fast = openStores(join(dir, "commit"), { durability: "commit" });
+    await fast.write(() => fast.schemaItems.put("p", item("a", "c1")));
+    await fast.close();
+    const again = openStores(join(dir, "commit"));
+    expect(again.schemaItems.get("p", "a")).toEqual(item("a", "c1"));
+    await again.close();
+  });
+
+  it("what was committed is there after reopening", async () => {
+    await stores.write(() => stores.schemaItems.put("p", item("a", "c1")));
+    await stores.close();
+    stores = openStores(dir);
+    expect(stores.schemaItems.get("p", "a")).toEqual(item("a", "c1"));
+  });
+});
+
+describe("items", () => {
+  it("are separate per project, and a changed natural key is re-indexed", async () => {
+    await stores.write(() => {
+      stores.schemaItems.put("p", item("a", "c1"));
+      stores.schemaItems.put("p2", item("a", "other"));
+    });
+    expect(stores.schemaItems.list("p").total).toBe(1);
+    expect(stores.schemaItems.findByNaturalKey("p", item("", "c1"))?.id).toBe("a");
+    await stores.write(() => stores.schemaItems.put("p", item("a", "c9"), item("a", "c1")));
+    expect(stores.schemaItems.findByNaturalKey("p", item("", "c1"))).toBeUndefined();
+    expect(stores.schemaItems.findByNaturalKey("p", item("", "c9"))?.id).toBe("a");
+    // A project id that is a prefix of another does not leak into its listing.
+    expect(stores.schemaItems.list("p").items.map((i) => i.source_column)).toEqual(["c9"]);
+  });
+});
+
+describe("runs", () => {
+  it("record fills id and a zone-less created_at; list is newest first and paged", async () => {
+    const base = {
+      source_standard: "omop_cdm_v5.4",
+      target_standard: "fhir_r4",
+      source_entity: "person",
+      target_entity: "Patient",
+      record_count: 1,
+      status: "completed",
+    };
+    const a = await stores.runs.record("p", { ...base, created_at: "2026-03-02T10:30:00" });
+    const b = await stores.runs.record("p", { ...base, id: "run_b", created_at: "2026-03-04T00:00:00" });
+    const c = await stores.runs.record("p", { ...base, created_at: null });
+    const d = await stores.runs.record("p", base);
+    expect(a.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(a.crossmap_file).toBeNull();
+    expect(d.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+    const all = stores.runs.list("p");
+    expect(all.runs.map((r) => r.id)).toEqual([d.id, b.id, a.id, c.id]);
+    expect(all.total).toBe(4);
+    expect(stores.runs.list("p", { limit: 2, offset: 1 }).runs.map((r) => r.id)).toEqual([b.id, a.id]);
+    expect(stores.runs.list("other").total).toBe(0);
+  });
+});
+
+describe("keys", () => {
+  it("store only the hash, authenticate the secret, and stop after revocation", async () => {
+    const { key, secret } = await stores.write(() => stores.keys.create("write", "p"));
+    expect(secret).toMatch(/^cmk_[A-Za-z0-9_-]{43}$/);
+    expect(stores.keys.get(key.id)?.hash).toBe(hashSecret(secret));
+    expect(JSON.stringify(stores.keys.get(key.id))).not.toContain(secret);
+    expect(stores.keys.authenticate(secret)).toMatchObject({ id: key.id, scope: "write", project_id: "p" });
+    expect(stores.keys.authenticate(`${secret}x`)).toBeUndefined();
+    const revoked = await stores.write(() => stores.keys.revoke(key.id));
+    expect(revoked?.revoked_at).not.toBeNull();
+    expect(stores.keys.authenticate(secret)).toBeUndefined();
+    expect(stores.keys.list()).toEqual([revoked]);
+  });
+});
