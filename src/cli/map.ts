@@ -1,6 +1,5 @@
 // `crossmap map`: streams records through a crossmap. Thin: parses flags, then hands over to src/pipeline.
 
-import { writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { Option } from "commander";
@@ -11,6 +10,7 @@ import { loadPlan, resolvePlanSpec } from "../pipeline/load-plan.js";
 import { type OutputTarget, runMap } from "../pipeline/run.js";
 import { formatSummaryLine } from "../pipeline/summary.js";
 import type { InputFormat, OnError } from "../pipeline/types.js";
+import { openForWriting } from "../pipeline/writers.js";
 
 interface MapFlags {
   from?: string;
@@ -95,6 +95,7 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
       if (!flags.quiet) stderr.write(`crossmap map: ${message}\n`);
     },
   });
+  const summaryFile = flags.summary ? await openForWriting(flags.summary, "--summary") : undefined;
   const output: OutputTarget = flags.outDir
     ? { kind: "dir", path: flags.outDir }
     : flags.output && flags.output !== "-"
@@ -113,7 +114,10 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
     stderr,
     progress: !flags.quiet && stderr.isTTY === true,
   });
-  if (flags.summary) await writeFile(flags.summary, `${JSON.stringify(summary, null, 2)}\n`);
+  if (summaryFile) {
+    await summaryFile.writeFile(`${JSON.stringify(summary, null, 2)}\n`);
+    await summaryFile.close();
+  }
   if (!flags.quiet) stderr.write(`${formatSummaryLine(summary)}\n`);
   if (fatal) {
     stderr.write(`crossmap: stopped at the first error (--on-error fail): ${formatIssueLine(fatal)}\n`);

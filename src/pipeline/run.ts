@@ -2,7 +2,7 @@
 // writes. At most `capacity` batches are in flight, so memory stays flat however large the input is.
 
 import { once } from "node:events";
-import { createWriteStream, type WriteStream } from "node:fs";
+import type { WriteStream } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { type InputPlan, readInput } from "./inputs.js";
 import { formatIssueLine, issueJsonLine } from "./issues.js";
@@ -13,7 +13,7 @@ import { createProgress } from "./progress.js";
 import { createBatchMapper } from "./stage.js";
 import { type RunSummary, SummaryCounter } from "./summary.js";
 import type { BatchResult, OnError, RunIssue } from "./types.js";
-import { dirSink, fileSink, type OutputSink, streamSink, writeText } from "./writers.js";
+import { dirSink, fileSink, type OutputSink, openForWriting, streamSink, writeText } from "./writers.js";
 
 /**
  * About 130 person rows. Measured on 2 cores: 256 KB batches cost ~30 MB more peak RSS (worker heaps hold
@@ -56,18 +56,26 @@ export interface MapRunOutcome {
 export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
   const perEntity = options.output.kind === "dir";
   const stage = { onError: options.onError, perEntity };
-  const processor: BatchProcessor =
-    options.workers > 1
-      ? await startWorkerPool({
-          count: options.workers,
-          init: { plan: options.planSpec, stage },
-          workerUrl: options.workerUrl,
-        })
-      : inProcess(createBatchMapper(options.plan, stage));
-  const sink = await openSink(options.output, options.stdout);
+  // Side files and the sink first: a bad path must fail before any worker thread exists to keep us alive.
   const errors: WriteStream | undefined = options.errorsFile
-    ? createWriteStream(options.errorsFile)
+    ? (await openForWriting(options.errorsFile, "--errors")).createWriteStream()
     : undefined;
+  const sink = await openSink(options.output, options.stdout);
+  let processor: BatchProcessor;
+  try {
+    processor =
+      options.workers > 1
+        ? await startWorkerPool({
+            count: options.workers,
+            init: { plan: options.planSpec, stage },
+            workerUrl: options.workerUrl,
+          })
+        : inProcess(createBatchMapper(options.plan, stage));
+  } catch (err) {
+    await sink.abort().catch(() => {});
+    errors?.destroy();
+    throw err;
+  }
   const counter = new SummaryCounter();
   const totalBytes = options.inputs.every((i) => i.size !== undefined)
     ? options.inputs.reduce((n, i) => n + (i.size ?? 0), 0)

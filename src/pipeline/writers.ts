@@ -2,7 +2,7 @@
 // beside their final name and renamed only when the run succeeds, so a reader never sees half a file.
 import { once } from "node:events";
 import { createWriteStream, type WriteStream } from "node:fs";
-import { mkdir, rename, rm } from "node:fs/promises";
+import { type FileHandle, mkdir, open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Writable } from "node:stream";
 import { AppError } from "../errors.js";
@@ -159,4 +159,15 @@ async function ensureDir(dir: string): Promise<void> {
 
 function writeError(path: string, err: Error): AppError {
   return new AppError(500, "output_error", `cannot write ${path}: ${err.message}`);
+}
+
+/** Opens a side file (--errors, --summary) before the run, so a bad path is a usage error, not a crash. */
+export async function openForWriting(path: string, flag: string): Promise<FileHandle> {
+  try {
+    return await open(path, "w");
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const reason = e.code === "ENOENT" ? "no such directory" : e.message;
+    throw new AppError(400, "output_error", `${flag} ${path}: cannot write it: ${reason}`);
+  }
 }

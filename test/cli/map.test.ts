@@ -262,6 +262,34 @@ describe("crossmap map: numbers, Bundles, --via, configuration errors", () => {
     );
   });
 
+  it("exits 2 before reading when an output path cannot be written", async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "file"), "");
+    const base = [
+      "map",
+      "-q",
+      "--crossmap",
+      omopToFhir,
+      "--entity",
+      "person",
+      `${fixtures}/ten-persons.ndjson`,
+    ];
+    const errors = await runCli([...base, "--errors", join(dir, "missing", "e.ndjson")]);
+    expect(errors).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `crossmap: --errors ${join(dir, "missing", "e.ndjson")}: cannot write it: no such directory\n`,
+    });
+    const summary = await runCli([...base, "--summary", join(dir, "missing", "s.json")]);
+    expect(summary.code).toBe(2);
+    expect(summary.stderr).toBe(
+      `crossmap: --summary ${join(dir, "missing", "s.json")}: cannot write it: no such directory\n`,
+    );
+    const outDir = await runCli([...base, "--out-dir", join(dir, "file", "out")]);
+    expect(outDir.code).toBe(2);
+    expect(outDir.stderr).toMatch(/^crossmap: cannot create directory .*file\/out: ENOTDIR/);
+  });
+
   it("exits 2 naming the file and line of a broken crossmap", async () => {
     const dir = tmp();
     writeFileSync(
