@@ -65,7 +65,7 @@ export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
   try {
     processor =
       options.workers > 1
-        ? await startWorkerPool({
+        ? startWorkerPool({
             count: options.workers,
             init: { plan: options.planSpec, stage },
             workerUrl: options.workerUrl,
