@@ -5,6 +5,7 @@ import { version } from "../version.js";
 import { registerCheck } from "./check.js";
 import { registerKeys } from "./keys.js";
 import { registerList } from "./list.js";
+import { registerMap } from "./map.js";
 import { registerProjects } from "./projects.js";
 import { registerReport } from "./report.js";
 import { registerServe } from "./serve.js";
@@ -15,6 +16,7 @@ export type CommandRegistrar = (program: Command) => void;
 const registrars: CommandRegistrar[] = [
   registerCheck,
   registerList,
+  registerMap,
   registerReport,
   registerServe,
   registerProjects,
