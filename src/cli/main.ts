@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import { AppError } from "../errors.js";
 import { version } from "../version.js";
 import { registerCheck } from "./check.js";
+import { registerDemo } from "./demo.js";
 import { registerKeys } from "./keys.js";
 import { registerList } from "./list.js";
 import { registerMap } from "./map.js";
@@ -14,6 +15,7 @@ import { registerVocab } from "./vocab.js";
 export type CommandRegistrar = (program: Command) => void;
 
 const registrars: CommandRegistrar[] = [
+  registerDemo,
   registerCheck,
   registerList,
   registerMap,
