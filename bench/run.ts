@@ -7,6 +7,8 @@ const cases: Record<string, string> = {
   mapper: "mapper.ts",
   "map-throughput": "map-throughput.ts",
   review: "review-load.ts",
+  "cross-mapping-http": "cross-mapping-http.ts",
+  vocab: "vocab.ts",
 };
 
 const [name, ...args] = process.argv.slice(2);
