@@ -1,19 +1,27 @@
-// `npm run bench [-- NAME [ARGS...]]`: runs one named benchmark, or lists them.
+// `npm run bench [-- NAME [ARGS...]]`: runs one named benchmark, or all of them in turn.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const cases: Record<string, string> = {
   mapper: "mapper.ts",
+  "map-throughput": "map-throughput.ts",
   review: "review-load.ts",
+  "cross-mapping-http": "cross-mapping-http.ts",
+  vocab: "vocab.ts",
 };
 
 const [name, ...args] = process.argv.slice(2);
-if (!name || !cases[name]) {
-  console.log(`usage: npm run bench -- <name> [args]\nbenchmarks: ${Object.keys(cases).join(", ")}`);
-  process.exit(name ? 2 : 0);
+if (name && !cases[name]) {
+  console.log(`usage: npm run bench [-- <name> [args]]\nbenchmarks: ${Object.keys(cases).join(", ")}`);
+  process.exit(2);
 }
-const file = fileURLToPath(new URL(cases[name] as string, import.meta.url));
-if (!existsSync(file)) throw new Error(`missing ${file}`);
-const r = spawnSync(process.execPath, ["--import", "tsx", file, ...args], { stdio: "inherit" });
-process.exit(r.status ?? 1);
+for (const one of name ? [name] : Object.keys(cases)) {
+  const file = fileURLToPath(new URL(cases[one] as string, import.meta.url));
+  if (!existsSync(file)) throw new Error(`missing ${file}`);
+  if (!name) console.log(`== ${one}`);
+  const r = spawnSync(process.execPath, ["--import", "tsx", file, ...(name ? args : [])], {
+    stdio: "inherit",
+  });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}

@@ -82,6 +82,7 @@ else if (mode === "build") {
   out = { concepts: r.info.concepts, relationships: r.info.relationships, malformed: r.malformedRows };
 } else if (mode === "lookup") out = lookups(b!, a!);
 else throw new Error(`unknown mode ${mode}`);
-process.stdout.write(
-  `${JSON.stringify({ ...out, ms: Math.round(performance.now() - t), peak_rss_mb: peakRssMb() })}\n`,
-);
+const cpu = process.cpuUsage(); // all threads of the process, the build's worker included
+const cpuMs = Math.round((cpu.user + cpu.system) / 1000);
+const ms = Math.round(performance.now() - t);
+process.stdout.write(`${JSON.stringify({ ...out, ms, cpu_ms: cpuMs, peak_rss_mb: peakRssMb() })}\n`);

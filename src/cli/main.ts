@@ -3,8 +3,10 @@ import { Command, CommanderError } from "commander";
 import { AppError } from "../errors.js";
 import { version } from "../version.js";
 import { registerCheck } from "./check.js";
+import { registerDemo } from "./demo.js";
 import { registerKeys } from "./keys.js";
 import { registerList } from "./list.js";
+import { registerMap } from "./map.js";
 import { registerProjects } from "./projects.js";
 import { registerReport } from "./report.js";
 import { registerServe } from "./serve.js";
@@ -13,8 +15,10 @@ import { registerVocab } from "./vocab.js";
 export type CommandRegistrar = (program: Command) => void;
 
 const registrars: CommandRegistrar[] = [
+  registerDemo,
   registerCheck,
   registerList,
+  registerMap,
   registerReport,
   registerServe,
   registerProjects,

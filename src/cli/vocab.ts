@@ -245,6 +245,10 @@ function progressBar(): { update: (p: BuildProgress) => void; done: () => void }
   const files = new Map<string, { read: number; total: number }>();
   return {
     update(p) {
+      if (p.phase === "writing") {
+        process.stderr.write(`\r${"writing the index...".padEnd(60)}`);
+        return;
+      }
       files.set(p.file, { read: p.bytesRead, total: p.totalBytes });
       const now = Date.now();
       if (now - last < 100) return;

@@ -44,7 +44,8 @@ export interface BuildOptions {
 }
 
 export interface BuildProgress {
-  phase: "concepts" | "relationships";
+  /** "writing": reading is over and the sorted runs are being merged into the index (no byte counts). */
+  phase: "concepts" | "relationships" | "writing";
   file: string;
   bytesRead: number;
   totalBytes: number;
@@ -140,7 +141,7 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
       const relInput = {
         file: relationshipFile,
         runsDir: join(building, "runs-relations"),
-        chunk: options.relationshipChunk ?? 2_000_000,
+        chunk: options.relationshipChunk ?? 4_000_000,
         maxProblems,
       };
       const relProgress = progress("relationships", relationshipFile);
@@ -215,6 +216,7 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     if (relPass) {
       const rel = await relPass.result;
       phase("relationships parsed");
+      options.onProgress?.({ phase: "writing", file: "", bytesRead: 0, totalBytes: 0 });
       relationshipIds = rel.relationshipIds;
       relCounts.rows = rel.rows;
       relCounts.skipped = rel.invalid;

@@ -2,12 +2,11 @@
 // download has tens of millions of relationship rows: an object per row would cost gigabytes and GC time.
 // The merge hands out one grouped value (see layout.forEachGroup) per key. Used for relationships
 // (concept_id_1, relationship index, concept_id_2) and codes (code hash, preference rank, concept_id).
+import { closeSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { RunReader, RunWriter } from "./run-files.js";
+import { RunReader } from "./run-files.js";
 
-// Chunks hold at most 2^21 rows so that `concept_id * 2^21 + row` (< 2^53) is an exact double: sorting
-// those keys natively (no comparator) is several times faster than any comparator sort, and stable.
-const MAX_CHUNK = 1 << 21;
+const RECORD = 10; // u32 key, u16 group, u32 value
 
 export class GroupSorter {
   private readonly chunkSize: number;
@@ -22,7 +21,7 @@ export class GroupSorter {
     private readonly name: string,
     chunkSize: number,
   ) {
-    this.chunkSize = Math.max(1, Math.min(chunkSize, MAX_CHUNK));
+    this.chunkSize = Math.max(1, chunkSize);
     this.c1 = new Uint32Array(Math.min(this.chunkSize, 1 << 16));
     this.rel = new Uint16Array(this.c1.length);
     this.c2 = new Uint32Array(this.c1.length);
@@ -50,24 +49,49 @@ export class GroupSorter {
     this.c2 = c2;
   }
 
-  /** Row indexes of the current chunk in concept_id_1 order, ties in input order. */
-  private sortedOrder(): Float64Array {
-    const keys = new Float64Array(this.n);
-    for (let i = 0; i < this.n; i++) keys[i] = this.c1[i]! * MAX_CHUNK + i;
-    keys.sort();
-    for (let i = 0; i < this.n; i++) keys[i] = keys[i]! % MAX_CHUNK;
-    return keys;
+  /**
+   * Row indexes of the current chunk in key order, ties in input order: an LSD radix sort on the two
+   * 16-bit halves of the key. Linear, stable and comparator-free, so millions of rows sort in tens of ms.
+   */
+  private sortedOrder(): Uint32Array {
+    const n = this.n;
+    const keys = this.c1;
+    let from = new Uint32Array(n);
+    for (let i = 0; i < n; i++) from[i] = i;
+    let to = new Uint32Array(n);
+    const counts = new Uint32Array(65537);
+    for (const shift of [0, 16]) {
+      counts.fill(0);
+      for (let i = 0; i < n; i++) counts[((keys[i]! >>> shift) & 0xffff) + 1]!++;
+      for (let b = 1; b <= 65536; b++) counts[b]! += counts[b - 1]!;
+      for (let i = 0; i < n; i++) {
+        const row = from[i]!;
+        to[counts[(keys[row]! >>> shift) & 0xffff]!++] = row;
+      }
+      [from, to] = [to, from];
+    }
+    return from;
   }
 
+  // One buffer and one write per run: per-field writer calls were a measurable share of a large build.
   private spill(): void {
-    const w = new RunWriter(join(this.dir, `${this.name}-${this.runs.length}.run`));
-    for (const i of this.sortedOrder()) {
-      w.u32(this.c1[i]!);
-      w.u16(this.rel[i]!);
-      w.u32(this.c2[i]!);
+    const order = this.sortedOrder();
+    const buf = Buffer.allocUnsafe(order.length * RECORD);
+    let at = 0;
+    for (const i of order) {
+      buf.writeUInt32LE(this.c1[i]!, at);
+      buf.writeUInt16LE(this.rel[i]!, at + 4);
+      buf.writeUInt32LE(this.c2[i]!, at + 6);
+      at += RECORD;
     }
-    w.close();
-    this.runs.push(w.path);
+    const path = join(this.dir, `${this.name}-${this.runs.length}.run`);
+    const fd = openSync(path, "w");
+    try {
+      for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off);
+    } finally {
+      closeSync(fd);
+    }
+    this.runs.push(path);
     this.n = 0;
   }
 
@@ -115,7 +139,7 @@ function mergeRuns(runs: string[], out: GroupEncoder): void {
   const less = (a: number, b: number) => c1[a]! < c1[b]! || (c1[a] === c1[b] && a < b);
   const load = (r: number): boolean => {
     const rd = readers[r]!;
-    if (!rd.has(10)) return false;
+    if (!rd.has(RECORD)) return false;
     c1[r] = rd.u32();
     rel[r] = rd.u16();
     c2[r] = rd.u32();

@@ -26,24 +26,6 @@ export class RunWriter {
     this.at = this.buf.writeUInt32LE(v, this.at);
   }
 
-  u16(v: number): void {
-    this.room(2);
-    this.at = this.buf.writeUInt16LE(v, this.at);
-  }
-
-  u8(v: number): void {
-    this.room(1);
-    this.buf[this.at++] = v;
-  }
-
-  /** Length-prefixed (u32) bytes. */
-  bytes(b: Uint8Array): void {
-    this.u32(b.length);
-    this.room(b.length);
-    this.buf.set(b, this.at);
-    this.at += b.length;
-  }
-
   /** Length-prefixed UTF-8 string, encoded straight into the buffer. */
   str(s: string): void {
     this.room(4 + s.length * 3); // UTF-8 needs at most 3 bytes per UTF-16 unit
@@ -111,20 +93,6 @@ export class RunReader {
     const v = this.buf.readUInt16LE(this.start);
     this.start += 2;
     return v;
-  }
-
-  u8(): number {
-    this.need(1);
-    return this.buf[this.start++]!;
-  }
-
-  /** A copy: the caller may keep it after the next read. */
-  bytes(): Buffer {
-    const n = this.u32();
-    this.need(n);
-    const out = Buffer.from(this.buf.subarray(this.start, this.start + n));
-    this.start += n;
-    return out;
   }
 
   str(): string {

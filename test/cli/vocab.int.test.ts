@@ -158,6 +158,24 @@ describe("crossmap vocab crosswalk and stats", () => {
     });
   });
 
+  it("refuses an unknown output format with exit 2", () => {
+    const r = crossmap("vocab", "crosswalk", "ICD10CM", "SNOMED", "--format", "xml", "--vocab", index);
+    expect(r).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: 'crossmap: --format must be csv or ndjson, not "xml"\n',
+    });
+  });
+
+  it("builds only the vocabularies asked for", () => {
+    const out = join(tmp.path, "gender-only");
+    const r = crossmap("vocab", "build", "vocab", "--out", out, "--vocabularies", "Gender,Race");
+    expect(JSON.parse(r.stdout)).toMatchObject({ concepts: 9, relationships: 0 });
+    const stats = JSON.parse(crossmap("vocab", "stats", "--vocab", out).stdout);
+    expect(stats.vocabulary_filter).toEqual(["Gender", "Race"]);
+    expect(Object.keys(stats.vocabularies)).toEqual(["Gender", "Race"]);
+  });
+
   it("prints the index statistics as JSON", () => {
     const r = crossmap("vocab", "stats", "--vocab", index);
     const stats = JSON.parse(r.stdout);

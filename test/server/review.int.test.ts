@@ -60,6 +60,13 @@ describe("schema mapping item", () => {
     ]);
   });
 
+  it("approve and reject take no body: whatever is sent is not read", async () => {
+    const [id] = await seedSchema(h, [schemaSuggestion("sex_body")]);
+    const r = await h.request("POST", `${itemPath(h, "schema", id!)}/approve`, { body: "{not json" });
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ status: "approved", target_table: "person" });
+  });
+
   it("reject -> status rejected, target_table and target_column null", async () => {
     const [id] = await seedSchema(h, [schemaSuggestion("sex_r")]);
     const r = await h.request("POST", `${itemPath(h, "schema", id!)}/reject`);

@@ -103,6 +103,18 @@ describe("vocab build", () => {
     ]);
   });
 
+  it("reads files with Windows line endings without keeping the carriage returns", async () => {
+    const d = workDir();
+    const lines = [
+      "concept_id\tconcept_name\tdomain_id\tvocabulary_id\tconcept_class_id\tstandard_concept\tconcept_code\tvalid_start_date\tvalid_end_date\tinvalid_reason",
+      "8507\tMALE\tGender\tGender\tGender\tS\tM\t19700101\t20991231\tD",
+    ];
+    writeFileSync(join(d.src, "CONCEPT.csv"), `${lines.join("\r\n")}\r\n`);
+    const { bridge } = await buildAndOpen(d.src, d.out);
+    expect(bridge.getConcept(8507)?.invalid_reason).toBe("D");
+    expect(bridge.lookupCode("Gender", "M")?.concept_id).toBe(8507);
+  });
+
   it("treats quotes in the TAB form as text, as Athena writes them", async () => {
     const d = workDir();
     writeAthena(

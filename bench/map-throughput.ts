@@ -1,0 +1,215 @@
+// Benchmark `map-throughput`: crossmap map on 1M OMOP person and 1M condition_occurrence NDJSON rows,
+// against a plain JSON.parse + JSON.stringify baseline run in the same session, plus peak RSS while
+// mapping a 2 GB stream. Knobs: BENCH_ROWS (default 1000000), BENCH_RSS_GB (default 2; 0 skips it),
+// BENCH_REPEAT (default 3: each timing is the best of that many runs, taken round robin).
+import { spawn } from "node:child_process";
+import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { generateConditions, generatePersons } from "./generate.js";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const outDir = join(root, "bench", "out");
+const cli = join(root, "bin", "crossmap.js");
+const crossmap = join(root, "bench", "omop-to-fhir.yaml");
+const hook = new URL("./rss-hook.mjs", import.meta.url).href;
+
+interface Timing {
+  case: string;
+  records: number;
+  seconds: number;
+  records_per_s: number;
+  ratio_to_baseline: number | null;
+  peak_rss_mb: number;
+  /** User + system CPU of the process, all threads: what the run costs whatever else the machine does. */
+  cpu_seconds: number;
+  input_mb: number;
+}
+
+/** Runs `node --import rss-hook args`, feeding `stdin` if given; resolves to wall time and peak RSS. */
+interface Measured {
+  seconds: number;
+  rssMb: number;
+  cpu: number;
+}
+
+async function timed(args: string[], stdin?: NodeJS.ReadableStream): Promise<Measured> {
+  const rssFile = join(outDir, `rss-${process.pid}.txt`);
+  rmSync(rssFile, { force: true });
+  const started = performance.now();
+  const child = spawn(process.execPath, ["--import", hook, ...args], {
+    stdio: [stdin ? "pipe" : "ignore", "ignore", "pipe"],
+    env: { ...process.env, CROSSMAP_BENCH_RSS_FILE: rssFile },
+  });
+  let stderr = "";
+  child.stderr?.on("data", (d) => {
+    stderr += d;
+  });
+  if (stdin && child.stdin) {
+    child.stdin.on("error", () => {});
+    stdin.pipe(child.stdin);
+  }
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  const seconds = (performance.now() - started) / 1000;
+  if (code !== 0) throw new Error(`${args.join(" ")} exited with ${code}:\n${stderr}`);
+  const usage = JSON.parse(readFileSync(rssFile, "utf8")) as { maxRSS: number; cpu: number };
+  return { seconds, rssMb: usage.maxRSS / 1024, cpu: usage.cpu / 1e6 };
+}
+
+async function ensureData(rows: number): Promise<{ person: string; condition: string }> {
+  mkdirSync(outDir, { recursive: true });
+  const person = join(outDir, `person-${rows}.ndjson`);
+  const condition = join(outDir, `condition_occurrence-${rows}.ndjson`);
+  if (!existsSync(person)) {
+    process.stderr.write(`generating ${rows} person rows...\n`);
+    await generatePersons(`${person}.part`, rows);
+    renameSync(`${person}.part`, person);
+  }
+  if (!existsSync(condition)) {
+    process.stderr.write(`generating ${rows} condition_occurrence rows...\n`);
+    await generateConditions(`${condition}.part`, rows, rows);
+    renameSync(`${condition}.part`, condition);
+  }
+  return { person, condition };
+}
+
+/** The person file again and again, as one stream of `bytes` bytes (whole lines). */
+function repeated(file: string, bytes: number): NodeJS.ReadableStream {
+  const out = new PassThrough({ highWaterMark: 1 << 20 });
+  const size = statSync(file).size;
+  const rounds = Math.max(1, Math.ceil(bytes / size));
+  (async () => {
+    for (let i = 0; i < rounds; i++) {
+      for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
+        if (!out.write(chunk)) await new Promise((r) => out.once("drain", r));
+      }
+    }
+    out.end();
+  })().catch((err) => out.destroy(err));
+  return out;
+}
+
+async function run(): Promise<void> {
+  const rows = Number(process.env.BENCH_ROWS ?? 1_000_000);
+  const rssGb = Number(process.env.BENCH_RSS_GB ?? 2);
+  const repeats = Math.max(1, Number(process.env.BENCH_REPEAT ?? 3));
+  const baselineScript = join(root, "bench", "baseline.mjs");
+  const cores = availableParallelism();
+  const data = await ensureData(rows);
+  // Wall-clock ratios need idle cores; the load average says how far this run had them.
+  const loadBefore = loadavg()[0]!;
+  const results: Timing[] = [];
+  const out = join(outDir, "result.ndjson");
+
+  for (const [entity, file] of [
+    ["person", data.person],
+    ["condition_occurrence", data.condition],
+  ] as const) {
+    const inputMb = statSync(file).size / 2 ** 20;
+    const variants: [string, string[]][] = [["baseline (JSON.parse+stringify)", [baselineScript, file, out]]];
+    for (const workers of [1, cores]) {
+      const args = [cli, "map", "--crossmap", crossmap, "--entity", entity, "--workers", String(workers)];
+      variants.push([
+        `crossmap map --workers ${workers}${workers === cores ? " (default)" : ""}`,
+        [...args, "--quiet", "-o", out, file],
+      ]);
+    }
+    // Round robin, best of `repeats`: a busy machine slows some runs; the fastest run of each variant is
+    // the closest to what it can do, and interleaving spreads any slow spell over all variants alike.
+    const best: Measured[] = [];
+    for (let r = 0; r < repeats; r++) {
+      for (let v = 0; v < variants.length; v++) {
+        const t = await timed(variants[v]![1]);
+        const prev = best[v];
+        best[v] =
+          prev === undefined
+            ? t
+            : { ...(t.seconds < prev.seconds ? t : prev), rssMb: Math.max(t.rssMb, prev.rssMb) };
+      }
+    }
+    const base = best[0]!;
+    variants.forEach(([name], v) => {
+      const t = best[v]!;
+      results.push({
+        case: `${entity} ${name}`,
+        records: rows,
+        seconds: round(t.seconds, 2),
+        records_per_s: Math.round(rows / t.seconds),
+        ratio_to_baseline: round(base.seconds / t.seconds, 2),
+        peak_rss_mb: Math.round(t.rssMb),
+        cpu_seconds: round(t.cpu, 2),
+        input_mb: Math.round(inputMb),
+      });
+    });
+  }
+
+  if (rssGb > 0) {
+    const bytes = rssGb * 2 ** 30;
+    const args = [cli, "map", "--crossmap", crossmap, "--entity", "person", "--quiet"];
+    const t = await timed(args, repeated(data.person, bytes));
+    const records = Math.ceil(bytes / statSync(data.person).size) * rows;
+    results.push({
+      case: `person ${rssGb} GB stdin -> stdout, default workers`,
+      records,
+      seconds: round(t.seconds, 2),
+      records_per_s: Math.round(records / t.seconds),
+      ratio_to_baseline: null,
+      peak_rss_mb: Math.round(t.rssMb),
+      cpu_seconds: round(t.cpu, 2),
+      input_mb: Math.round(
+        (Math.ceil(bytes / statSync(data.person).size) * statSync(data.person).size) / 2 ** 20,
+      ),
+    });
+  }
+  rmSync(out, { force: true });
+
+  const find = (c: string) => results.find((r) => r.case.startsWith(c));
+  const w1 = find("person crossmap map --workers 1");
+  const wd = find(`person crossmap map --workers ${cores}`);
+  const big = results.find((r) => r.case.includes("GB stdin"));
+  const targets = {
+    workers1_vs_baseline: { value: w1?.ratio_to_baseline ?? null, target: 0.6 },
+    default_vs_workers1: {
+      value: w1 && wd ? round(wd.records_per_s / w1.records_per_s, 2) : null,
+      target: 1.5,
+    },
+    peak_rss_mb_2gb: { value: big?.peak_rss_mb ?? null, target: 200 },
+  };
+  const load = { before: round(loadBefore, 2), after: round(loadavg()[0]!, 2) };
+  printTable(results);
+  process.stdout.write(
+    `times: best of ${repeats} runs each, peak RSS the highest; load average (1 min) before ${load.before}, after ${load.after}, on ${cores} cores\n`,
+  );
+  process.stdout.write(`targets: ${JSON.stringify(targets)}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ bench: "map-throughput", cores, load, node: process.version, rows, repeats, results, targets })}\n`,
+  );
+}
+
+function printTable(rows: Timing[]): void {
+  const head = ["case", "records", "seconds", "records/s", "x baseline", "peak RSS MB", "CPU s", "input MB"];
+  const body = rows.map((r) => [
+    r.case,
+    String(r.records),
+    r.seconds.toFixed(2),
+    String(r.records_per_s),
+    r.ratio_to_baseline === null ? "-" : r.ratio_to_baseline.toFixed(2),
+    String(r.peak_rss_mb),
+    r.cpu_seconds.toFixed(2),
+    String(r.input_mb),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  process.stdout.write(`${line(head)}\n${widths.map((w) => "-".repeat(w)).join("  ")}\n`);
+  for (const b of body) process.stdout.write(`${line(b)}\n`);
+}
+
+function round(n: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
+
+await run();

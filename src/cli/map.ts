@@ -1,0 +1,142 @@
+// `crossmap map`: streams records through a crossmap. Thin: parses flags, then hands over to src/pipeline.
+
+import { availableParallelism } from "node:os";
+import type { Command } from "commander";
+import { Option } from "commander";
+import { AppError } from "../errors.js";
+import { resolveInputs } from "../pipeline/inputs.js";
+import { formatIssueLine } from "../pipeline/issues.js";
+import { loadPlan, resolvePlanSpec } from "../pipeline/load-plan.js";
+import { type OutputTarget, runMap } from "../pipeline/run.js";
+import { formatSummaryLine } from "../pipeline/summary.js";
+import type { InputFormat, OnError } from "../pipeline/types.js";
+import { openForWriting } from "../pipeline/writers.js";
+
+interface MapFlags {
+  from?: string;
+  to?: string;
+  via?: string;
+  entity?: string;
+  crossmap?: string[];
+  vocab?: string;
+  transforms?: string;
+  format?: InputFormat;
+  workers: number;
+  output?: string;
+  outDir?: string;
+  onError: OnError;
+  errors?: string;
+  summary?: string;
+  quiet?: boolean;
+}
+
+export function registerMap(program: Command): void {
+  program
+    .command("map")
+    .description("Map records from one standard to another through a crossmap (NDJSON out).")
+    .argument("[files...]", "input files or folders; none or - reads stdin")
+    .option("--from <standard>", "source standard, e.g. omop_cdm_v5.4")
+    .option("--to <standard>", "target standard, e.g. fhir_r4")
+    .option("--via <standard>", "chain two crossmaps: from -> via -> to")
+    .option("--entity <name>", "source entity of every record (default: from the file name or resourceType)")
+    .option(
+      "--crossmap <file>",
+      "custom crossmap document (twice with --via: first leg, second leg)",
+      collect,
+    )
+    .option("--vocab <dir>", "vocabulary index directory for vocabulary_lookup")
+    .option("--transforms <module>", "module registering custom transforms")
+    .addOption(
+      new Option("--format <format>", "input format (default: by file extension, else ndjson)").choices([
+        "ndjson",
+        "csv",
+        "fhir-bundle",
+      ]),
+    )
+    .option(
+      "--workers <n>",
+      "worker threads mapping in parallel (1: map on the main thread)",
+      parseWorkers,
+      availableParallelism(),
+    )
+    .option("-o, --output <file>", "write NDJSON to this file (default: stdout)")
+    .option("--out-dir <dir>", "write one <TargetEntity>.ndjson per target entity into this folder")
+    .addOption(
+      new Option("--on-error <mode>", "skip bad records and go on, or stop at the first")
+        .choices(["skip", "fail"])
+        .default("skip"),
+    )
+    .option("--errors <file>", "write every issue as NDJSON to this file")
+    .option("--summary <file>", "write the run summary as JSON to this file")
+    .option("-q, --quiet", "no progress and no summary line on stderr")
+    .action(async (files: string[], flags: MapFlags) => {
+      process.exitCode = await mapCommand(files, flags);
+    });
+}
+
+async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
+  if (flags.output && flags.outDir) throw usage("give either -o/--output or --out-dir, not both");
+  const spec = await resolvePlanSpec({
+    from: flags.from,
+    to: flags.to,
+    via: flags.via,
+    crossmaps: flags.crossmap ?? [],
+    transforms: flags.transforms,
+    vocab: flags.vocab,
+  });
+  const plan = await loadPlan(spec);
+  const stderr = process.stderr;
+  const inputs = await resolveInputs({
+    inputs: files,
+    format: flags.format,
+    entity: flags.entity,
+    plan,
+    note: (message) => {
+      if (!flags.quiet) stderr.write(`crossmap map: ${message}\n`);
+    },
+  });
+  const summaryFile = flags.summary ? await openForWriting(flags.summary, "--summary") : undefined;
+  const output: OutputTarget = flags.outDir
+    ? { kind: "dir", path: flags.outDir }
+    : flags.output && flags.output !== "-"
+      ? { kind: "file", path: flags.output }
+      : { kind: "stdout" };
+  const { summary, fatal } = await runMap({
+    plan,
+    planSpec: spec,
+    inputs,
+    workers: flags.workers,
+    onError: flags.onError,
+    output,
+    ...(flags.errors ? { errorsFile: flags.errors } : {}),
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr,
+    progress: !flags.quiet && stderr.isTTY === true,
+  });
+  if (summaryFile) {
+    await summaryFile.writeFile(`${JSON.stringify(summary, null, 2)}\n`);
+    await summaryFile.close();
+  }
+  if (!flags.quiet) stderr.write(`${formatSummaryLine(summary)}\n`);
+  if (fatal) {
+    stderr.write(`crossmap: stopped at the first error (--on-error fail): ${formatIssueLine(fatal)}\n`);
+    return 1;
+  }
+  return summary.errors > 0 || summary.records_failed > 0 ? 1 : 0;
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+function parseWorkers(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 256)
+    throw usage(`--workers must be a whole number from 1 to 256, got "${value}"`);
+  return n;
+}
+
+function usage(message: string): AppError {
+  return new AppError(400, "usage", message);
+}

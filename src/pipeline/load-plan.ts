@@ -1,0 +1,103 @@
+// Builds a mapping plan from what can cross a thread boundary: crossmap file paths and module paths.
+// The main thread and every worker call loadPlan once, so each thread compiles the crossmaps itself.
+import { resolve } from "node:path";
+import { findBuiltinCrossmap, listBuiltinCrossmaps } from "../crossmap/catalog.js";
+import { loadCrossmapFile } from "../crossmap/load.js";
+import { AppError } from "../errors.js";
+import { builtinTransforms } from "../transforms/builtins.js";
+import { loadTransformModule } from "../transforms/custom.js";
+import { openVocabulary } from "../vocab/lmdb-bridge.js";
+import { composePlan, type MappingPlan } from "./plan.js";
+
+export interface PlanSpec {
+  /** Crossmap files, one per leg: [from->to], or [from->via, via->to]. Absolute paths. */
+  crossmaps: string[];
+  /** A module registering custom transforms. */
+  transforms?: string;
+  /** A vocabulary index directory. */
+  vocab?: string;
+  /** Standards the user asked for, checked against the loaded crossmaps. */
+  from?: string;
+  to?: string;
+}
+
+export interface PlanFlags {
+  from: string | undefined;
+  to: string | undefined;
+  via: string | undefined;
+  crossmaps: string[];
+  transforms: string | undefined;
+  vocab: string | undefined;
+}
+
+/** Turns the command line's choice of crossmaps into file paths (built-in ones from the catalog). */
+export async function resolvePlanSpec(flags: PlanFlags): Promise<PlanSpec> {
+  const legs = flags.via ? 2 : 1;
+  let crossmaps: string[];
+  if (flags.crossmaps.length > 0) {
+    if (flags.crossmaps.length !== legs) {
+      throw new AppError(
+        400,
+        "usage",
+        flags.via
+          ? "with --via, give --crossmap twice (first leg, then second leg) or not at all"
+          : "--crossmap may be given once (twice only with --via)",
+      );
+    }
+    crossmaps = flags.crossmaps.map((f) => resolve(f));
+  } else {
+    if (!flags.from || !flags.to) {
+      throw new AppError(400, "usage", "--from and --to are required unless --crossmap is given");
+    }
+    const pairs: [string, string][] = flags.via
+      ? [
+          [flags.from, flags.via],
+          [flags.via, flags.to],
+        ]
+      : [[flags.from, flags.to]];
+    crossmaps = pairs.map(([from, to]) => builtinCrossmap(from, to));
+  }
+  const spec: PlanSpec = { crossmaps };
+  if (flags.transforms) spec.transforms = resolve(flags.transforms);
+  if (flags.vocab) spec.vocab = resolve(flags.vocab);
+  if (flags.from) spec.from = flags.from;
+  if (flags.to) spec.to = flags.to;
+  return spec;
+}
+
+function builtinCrossmap(from: string, to: string): string {
+  const entry = findBuiltinCrossmap(from, to);
+  if (entry) return entry.path;
+  const known = listBuiltinCrossmaps()
+    .map((e) => `${e.source} -> ${e.target}`)
+    .join(", ");
+  throw new AppError(
+    400,
+    "no_crossmap",
+    `no built-in crossmap from ${from} to ${to} (built-in: ${known || "none"}); give --crossmap FILE`,
+  );
+}
+
+/** Loads and compiles every leg; problems in a crossmap surface as the engine's located AppError. */
+export async function loadPlan(spec: PlanSpec): Promise<MappingPlan> {
+  let transforms = builtinTransforms();
+  if (spec.transforms) {
+    transforms = transforms.extend();
+    await loadTransformModule(spec.transforms, transforms);
+  }
+  // Each thread opens the index itself: read-only and memory-mapped, so workers share the pages.
+  const vocabulary = spec.vocab ? openVocabulary(spec.vocab) : undefined;
+  const legs = [];
+  for (const file of spec.crossmaps) {
+    legs.push(await loadCrossmapFile(file, { transforms, ...(vocabulary ? { vocabulary } : {}) }));
+  }
+  const plan = composePlan(legs);
+  if ((spec.from && spec.from !== plan.source) || (spec.to && spec.to !== plan.target)) {
+    throw new AppError(
+      400,
+      "usage",
+      `the crossmap maps ${plan.source} -> ${plan.target}, not ${spec.from ?? plan.source} -> ${spec.to ?? plan.target}`,
+    );
+  }
+  return plan;
+}

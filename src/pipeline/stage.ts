@@ -1,0 +1,255 @@
+// The mapping stage: turns one input batch into output text, counts and issues. It runs wherever the
+// work happens (a worker, or the main thread with --workers 1) and never throws for bad input.
+import type { MappingIssue, Position, SourceRecord } from "../crossmap/types.js";
+import { parseJson, stringifyJson } from "./json.js";
+import type { MappingPlan } from "./plan.js";
+import type {
+  Batch,
+  BatchResult,
+  LinesBatch,
+  OnError,
+  ParsedRecord,
+  RecordsBatch,
+  RunIssue,
+} from "./types.js";
+
+export interface StageOptions {
+  onError: OnError;
+  /** Split output by target entity (for --out-dir); otherwise all output goes under "". */
+  perEntity: boolean;
+}
+
+export type BatchMapper = (batch: Batch) => BatchResult;
+
+/** Where a record is, for issues. */
+interface Place {
+  file: string;
+  line?: number;
+  entry?: number;
+}
+
+/** Builds the stage once per run, so the per-record path never re-reads options. */
+export function createBatchMapper(plan: MappingPlan, options: StageOptions): BatchMapper {
+  const failFast = options.onError === "fail";
+  const perEntity = options.perEntity;
+
+  return (batch) => {
+    const result: BatchResult = {
+      output: {},
+      recordsIn: 0,
+      recordsOut: 0,
+      recordsFailed: 0,
+      recordsWithErrors: 0,
+      skipped: {},
+      issues: [],
+    };
+
+    const output = result.output as Record<string, string>;
+    const emit = (key: string, text: string): void => {
+      const slot = perEntity ? key : "";
+      output[slot] = (output[slot] ?? "") + text;
+    };
+
+    /** Records a record that cannot be written. Returns false when the run must stop. */
+    const reject = (issue: RunIssue): boolean => {
+      result.recordsIn++;
+      result.recordsFailed++;
+      result.recordsWithErrors++;
+      result.issues.push(issue);
+      if (failFast) result.fatal = issue;
+      return !failFast;
+    };
+
+    /** Maps one parsed record. Returns false when the run must stop. */
+    const mapRecord = (
+      record: SourceRecord,
+      place: Place,
+      fileEntity: string | undefined,
+      bundle: boolean,
+    ) => {
+      const entity =
+        fileEntity ?? (typeof record.resourceType === "string" ? record.resourceType : undefined);
+      if (entity === undefined) {
+        return reject({
+          ...place,
+          code: "unknown_entity",
+          severity: "error",
+          message:
+            "cannot tell the source entity: the record has no resourceType and the file name names no entity of the crossmap; give --entity",
+        });
+      }
+      const mapper = plan.mapperFor(entity);
+      if (bundle) {
+        // Bundles carry every kind of resource; entries the run does not cover are counted, not failed.
+        if (mapper === undefined || (fileEntity !== undefined && record.resourceType !== fileEntity)) {
+          const kind = typeof record.resourceType === "string" ? record.resourceType : entity;
+          result.skipped[kind] = (result.skipped[kind] ?? 0) + 1;
+          return true;
+        }
+      } else if (mapper === undefined) {
+        return reject({
+          ...place,
+          entity,
+          code: "unknown_entity",
+          severity: "error",
+          message: `the crossmap has no mapping for source entity "${entity}"`,
+        });
+      }
+      result.recordsIn++;
+      const position: Position = place.entry !== undefined ? positionLabel(place) : (place.line ?? 0);
+      const mapped = mapper.map(record, position);
+      let firstError: RunIssue | undefined;
+      for (const issue of mapped.issues) {
+        const runIssue = toRunIssue(issue, place, entity);
+        result.issues.push(runIssue);
+        if (firstError === undefined && issue.severity === "error") firstError = runIssue;
+      }
+      if (firstError !== undefined) {
+        result.recordsWithErrors++;
+        if (failFast) {
+          result.fatal = firstError;
+          return false;
+        }
+      }
+      result.recordsOut++;
+      emit(mapper.targetEntity, stringifyJson(mapped.value) + "\n");
+      return true;
+    };
+
+    const mapBundle = (bundle: unknown, place: Place, fileEntity: string | undefined): boolean => {
+      const entries = bundleEntries(bundle);
+      if (typeof entries === "string") {
+        return reject({ ...place, code: "invalid_record", severity: "error", message: entries });
+      }
+      for (let i = 0; i < entries.length; i++) {
+        const resource = (entries[i] as { resource?: unknown } | null)?.resource;
+        const entryPlace = { ...place, entry: i };
+        if (!isPlainObject(resource)) {
+          if (
+            !reject({
+              ...entryPlace,
+              code: "invalid_record",
+              severity: "error",
+              message: "entry has no resource object",
+            })
+          ) {
+            return false;
+          }
+          continue;
+        }
+        if (!mapRecord(resource, entryPlace, fileEntity, true)) return false;
+      }
+      return true;
+    };
+
+    if (batch.kind === "lines") mapLines(batch);
+    else mapRecords(batch);
+    return result;
+
+    function mapLines(b: LinesBatch): void {
+      let text =
+        typeof b.text === "string"
+          ? b.text
+          : Buffer.from(b.text.buffer, b.text.byteOffset, b.text.byteLength).toString("utf8");
+      if (b.firstLine === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      let start = 0;
+      let line = b.firstLine;
+      while (start < text.length) {
+        let end = text.indexOf("\n", start);
+        if (end === -1) end = text.length;
+        const lineEnd = end > start && text.charCodeAt(end - 1) === 0x0d ? end - 1 : end;
+        const lineText = text.slice(start, lineEnd);
+        start = end + 1;
+        const place: Place = { file: b.file, line };
+        line++;
+        if (isBlank(lineText)) continue;
+        let value: unknown;
+        try {
+          value = parseJson(lineText);
+        } catch (err) {
+          if (
+            !reject({
+              ...place,
+              code: "malformed_json",
+              severity: "error",
+              message: `malformed JSON: ${(err as Error).message}`,
+            })
+          )
+            return;
+          continue;
+        }
+        const ok = b.bundles
+          ? mapBundle(value, place, b.entity)
+          : isPlainObject(value)
+            ? mapRecord(value, place, b.entity, false)
+            : reject({
+                ...place,
+                code: "invalid_record",
+                severity: "error",
+                message: `expected a JSON object, got ${describeJsonType(value)}`,
+              });
+        if (!ok) return;
+      }
+    }
+
+    function mapRecords(b: RecordsBatch): void {
+      for (const parsed of b.records) {
+        if (!mapParsed(b, parsed)) return;
+      }
+    }
+
+    function mapParsed(b: RecordsBatch, parsed: ParsedRecord): boolean {
+      const place: Place = { file: b.file };
+      if (parsed.line !== undefined) place.line = parsed.line;
+      if (parsed.entry !== undefined) place.entry = parsed.entry;
+      if (parsed.problem !== undefined) {
+        const code = parsed.problemCode ?? "invalid_record";
+        return reject({ ...place, code, severity: "error", message: parsed.problem });
+      }
+      return mapRecord(parsed.record, place, b.entity, parsed.entry !== undefined);
+    }
+  };
+}
+
+/** The entries of a FHIR Bundle, or a sentence saying why the value is not one. */
+export function bundleEntries(value: unknown): unknown[] | string {
+  if (!isPlainObject(value)) return `expected a FHIR Bundle object, got ${describeJsonType(value)}`;
+  if (value.resourceType !== "Bundle") {
+    return `expected a FHIR Bundle, got resourceType ${JSON.stringify(value.resourceType ?? null)}`;
+  }
+  if (value.entry === undefined) return [];
+  if (!Array.isArray(value.entry)) return "Bundle.entry is not an array";
+  return value.entry;
+}
+
+function toRunIssue(issue: MappingIssue, place: Place, entity: string): RunIssue {
+  const out: RunIssue = {
+    ...place,
+    entity,
+    field: issue.field,
+    target: issue.target,
+    code: issue.code,
+    severity: issue.severity,
+    message: issue.message,
+  };
+  if (issue.value !== undefined) out.value = issue.value;
+  return out;
+}
+
+function positionLabel(place: Place): string {
+  return place.line !== undefined ? `${place.line}:entry[${place.entry}]` : `entry[${place.entry}]`;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function describeJsonType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value === "bigint" ? "number" : typeof value}`;
+}
+
+function isBlank(text: string): boolean {
+  return text.length === 0 || text.trim().length === 0;
+}

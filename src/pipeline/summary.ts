@@ -1,0 +1,74 @@
+// The run summary: counts gathered from batch results, rendered as one stderr line and as JSON.
+import type { BatchResult } from "./types.js";
+
+export interface RunSummary {
+  records_in: number;
+  records_out: number;
+  /** Records not written: malformed, wrong shape, no entity (and, with --on-error fail, the one that stopped the run). */
+  records_failed: number;
+  /** Records with at least one error-severity issue, written or not. */
+  errors: number;
+  warnings: number;
+  /** Bundle entries of resource types the run does not map, by type. */
+  skipped: Record<string, number>;
+  issues_by_code: Record<string, number>;
+  elapsed_ms: number;
+  records_per_s: number;
+  /** Whether the run went through to the end (false when --on-error fail stopped it). */
+  completed: boolean;
+}
+
+export class SummaryCounter {
+  private readonly started = performance.now();
+  readonly summary: RunSummary = {
+    records_in: 0,
+    records_out: 0,
+    records_failed: 0,
+    errors: 0,
+    warnings: 0,
+    skipped: {},
+    issues_by_code: {},
+    elapsed_ms: 0,
+    records_per_s: 0,
+    completed: false,
+  };
+
+  add(result: BatchResult): void {
+    const s = this.summary;
+    s.records_in += result.recordsIn;
+    s.records_out += result.recordsOut;
+    s.records_failed += result.recordsFailed;
+    s.errors += result.recordsWithErrors;
+    for (const [kind, n] of Object.entries(result.skipped)) s.skipped[kind] = (s.skipped[kind] ?? 0) + n;
+    for (const issue of result.issues) {
+      s.issues_by_code[issue.code] = (s.issues_by_code[issue.code] ?? 0) + 1;
+      if (issue.severity === "warning") s.warnings++;
+    }
+  }
+
+  finish(completed: boolean): RunSummary {
+    const s = this.summary;
+    s.completed = completed;
+    s.elapsed_ms = Math.round(performance.now() - this.started);
+    s.records_per_s = s.elapsed_ms > 0 ? Math.round((s.records_in * 1000) / s.elapsed_ms) : s.records_in;
+    return s;
+  }
+}
+
+/** `crossmap map: 10 in, 9 out, 1 failed, 2 with errors, 0 warnings; issues: malformed_json 1, ...; 0.01 s, 1000 records/s` */
+export function formatSummaryLine(s: RunSummary): string {
+  const issues = Object.entries(s.issues_by_code)
+    .map(([code, n]) => `${code} ${n}`)
+    .join(", ");
+  const skipped = Object.entries(s.skipped)
+    .map(([kind, n]) => `${kind} ${n}`)
+    .join(", ");
+  return (
+    `crossmap map: ${s.records_in} in, ${s.records_out} out, ${s.records_failed} failed, ` +
+    `${s.errors} with errors, ${s.warnings} warnings` +
+    (issues ? `; issues: ${issues}` : "") +
+    (skipped ? `; skipped: ${skipped}` : "") +
+    `; ${(s.elapsed_ms / 1000).toFixed(2)} s, ${s.records_per_s} records/s` +
+    (s.completed ? "" : "; stopped early")
+  );
+}

@@ -1,0 +1,83 @@
+// The shapes that move between the pipeline's stages: input batches, batch results and run issues.
+import type { IssueCode, SourceRecord } from "../crossmap/types.js";
+
+/** Input formats a reader exists for. `hl7v2` is reserved for the ER7 reader (a separate issue). */
+export type InputFormat = "ndjson" | "csv" | "fhir-bundle";
+
+export type OnError = "skip" | "fail";
+
+/**
+ * A slice of NDJSON text holding whole lines, as the main thread cut it. Workers parse it, so the main
+ * thread never touches a record.
+ */
+export interface LinesBatch {
+  kind: "lines";
+  /** Input label for issues: the file path, or "-" for stdin. */
+  file: string;
+  /** The source entity every record of the file has, when known from --entity or the file name. */
+  entity: string | undefined;
+  /** NDJSON of records, or (fhir-bundle) NDJSON of Bundles. */
+  bundles: boolean;
+  /** 1-based number of the first line in `text`. */
+  firstLine: number;
+  /** Bytes as read; the worker pool decodes them before posting (see pool.ts). */
+  text: Uint8Array | string;
+}
+
+/** Records a reader already parsed (CSV rows, entries of a Bundle file). */
+export interface RecordsBatch {
+  kind: "records";
+  file: string;
+  entity: string | undefined;
+  records: ParsedRecord[];
+}
+
+export type Batch = LinesBatch | RecordsBatch;
+
+/** One input record with the place it came from. */
+export interface ParsedRecord {
+  record: SourceRecord;
+  /** 1-based line (row for CSV), when the input has lines. */
+  line?: number;
+  /** Index in the Bundle's `entry` array, for FHIR Bundles. */
+  entry?: number;
+  /** Why the reader could not make a whole record of it (e.g. a CSV row with more cells than the header). */
+  problem?: string;
+  /** Issue code for `problem`; default "invalid_record". */
+  problemCode?: string;
+}
+
+/** One thing that went wrong with one input record, located for a human. */
+export interface RunIssue {
+  file: string;
+  line?: number;
+  entry?: number;
+  entity?: string;
+  /** The field_map key, when a field caused it. */
+  field?: string;
+  target?: string;
+  code: IssueCode;
+  severity: "error" | "warning";
+  message: string;
+  value?: unknown;
+}
+
+/** What a batch turned into. Counts are per input record. */
+export interface BatchResult {
+  /**
+   * NDJSON, by target entity when writing per-entity files, else all under "". Workers send it as UTF-8
+   * bytes so that encoding happens off the main thread and the buffer can be moved, not copied.
+   */
+  output: Record<string, string | Uint8Array>;
+  recordsIn: number;
+  recordsOut: number;
+  /** Records not written (malformed, wrong shape, no entity). */
+  recordsFailed: number;
+  /** Records with at least one error-severity issue, written or not. */
+  recordsWithErrors: number;
+  /** Records the crossmap has no mapping for (e.g. Bundle entries of other resource types). */
+  skipped: Record<string, number>;
+  issues: RunIssue[];
+  /** With --on-error fail: the first error; `output` stops just before its record. */
+  fatal?: RunIssue;
+}

@@ -1,0 +1,52 @@
+// Worker thread entry: compiles the plan once, then parses, maps and serialises the batches it is sent.
+import { parentPort, workerData } from "node:worker_threads";
+import { loadPlan, type PlanSpec } from "./load-plan.js";
+import { type BatchMapper, createBatchMapper, type StageOptions } from "./stage.js";
+import type { Batch } from "./types.js";
+
+export interface WorkerInit {
+  plan: PlanSpec;
+  stage: StageOptions;
+}
+
+export type ToWorker = { id: number; batch: Batch };
+export type FromWorker =
+  | { kind: "ready" }
+  | { kind: "init_error"; message: string }
+  | { kind: "result"; id: number; result: ReturnType<BatchMapper> }
+  | { kind: "error"; id: number; message: string };
+
+const port = parentPort;
+const encoder = new TextEncoder();
+if (port) {
+  const init = workerData as WorkerInit;
+  loadPlan(init.plan).then(
+    (plan) => {
+      const mapBatch = createBatchMapper(plan, init.stage);
+      port.on("message", ({ id, batch }: ToWorker) => {
+        const transfer: ArrayBuffer[] = [];
+        let reply: FromWorker;
+        try {
+          const result = mapBatch(batch);
+          for (const [entity, text] of Object.entries(result.output)) {
+            if (typeof text !== "string") continue;
+            // TextEncoder gives each result its own buffer (Buffer.from may use a shared pool), so it can move.
+            const bytes = encoder.encode(text);
+            result.output[entity] = bytes;
+            transfer.push(bytes.buffer as ArrayBuffer);
+          }
+          reply = { kind: "result", id, result };
+        } catch (err) {
+          reply = { kind: "error", id, message: (err as Error).stack ?? String(err) };
+        }
+        port.postMessage(reply, transfer);
+      });
+      port.postMessage({ kind: "ready" } satisfies FromWorker);
+    },
+    (err: unknown) => {
+      const message =
+        err instanceof Error && "describe" in err ? (err as { describe(): string }).describe() : String(err);
+      port.postMessage({ kind: "init_error", message } satisfies FromWorker);
+    },
+  );
+}

@@ -1,0 +1,96 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { repoRoot, runCli } from "./run-cli.js";
+
+const crossmap = "test/fixtures/map/omop-to-fhir.yaml";
+
+describe("crossmap map --workers 2", () => {
+  it("keeps input order on a 100k-line file, with issues at the right lines", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "crossmap-workers-"));
+    const input = join(dir, "person.ndjson");
+    const genders = [8507, 8532, 8551, 8570];
+    const lines: string[] = [];
+    for (let i = 1; i <= 100_000; i++) {
+      // Uneven line lengths, so that batches hold different numbers of records and finish out of turn.
+      const pad = "x".repeat((i * 7919) % 300);
+      const gender = i % 25_000 === 0 ? '"bad"' : String(genders[i % 4]);
+      lines.push(`{"person_id": ${i}, "gender_concept_id": ${gender}, "person_source_value": "${pad}"}`);
+    }
+    writeFileSync(input, lines.join("\n") + "\n");
+    const r = await runCli([
+      "map",
+      "--crossmap",
+      crossmap,
+      "--workers",
+      "2",
+      "--errors",
+      join(dir, "e.ndjson"),
+      input,
+    ]);
+    expect(r.code).toBe(1);
+    const ids = r.stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l).id as string);
+    expect(ids).toHaveLength(100_000);
+    expect(ids.every((id, i) => id === String(i + 1))).toBe(true);
+    const issueLines = readFileSync(join(dir, "e.ndjson"), "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l).line);
+    expect(issueLines).toEqual([25_000, 50_000, 75_000, 100_000]);
+  });
+});
+
+describe("crossmap map --transforms", () => {
+  it("loads the custom module in every worker", async () => {
+    const input = Array.from(
+      { length: 5000 },
+      (_, i) => `{"person_id": ${i}, "person_source_value": "ab${i}"}`,
+    );
+    const r = await runCli(
+      [
+        "map",
+        "-q",
+        "--crossmap",
+        "test/fixtures/map/person-upper.yaml",
+        "--entity",
+        "person",
+        "--workers",
+        "2",
+      ].concat(["--transforms", "test/fixtures/map/upper-transforms.mjs"]),
+      { stdin: input.join("\n") },
+    );
+    expect(r.code).toBe(0);
+    const out = r.stdout.trimEnd().split("\n");
+    expect(out).toHaveLength(5000);
+    expect(out[4999]).toBe('{"id":"4999","identifier":[{"value":"AB4999"}]}');
+  });
+
+  it("without the module, the crossmap does not load: exit 2", async () => {
+    const r = await runCli(["map", "--crossmap", "test/fixtures/map/person-upper.yaml"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown transform "upper"');
+  });
+});
+
+describe("crossmap map when stdout goes away", () => {
+  it("stops with exit 1 and says so (e.g. `| head -1`)", async () => {
+    const lines = Array.from({ length: 200_000 }, (_, i) => `{"person_id": ${i}}`).join("\n");
+    const args = ["bin/crossmap.js", "map", "--crossmap", crossmap, "--entity", "person"];
+    const child = spawn(process.execPath, args, { cwd: repoRoot });
+    let stderr = "";
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(lines);
+    child.stdout.once("data", () => child.stdout.destroy());
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    expect(code).toBe(1);
+    expect(stderr).toBe("crossmap: cannot write the output: write EPIPE\n");
+  });
+});

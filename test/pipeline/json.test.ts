@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { parseJson, stringifyJson } from "../../src/pipeline/json.js";
+
+describe("parseJson", () => {
+  it("keeps integers beyond 2^53 digit for digit, as bigint", () => {
+    const v = parseJson(
+      '{"person_id": 1741351032930224901, "n": -9223372036854775808, "ok": 9007199254740991}',
+    );
+    expect(v).toEqual({ person_id: 1741351032930224901n, n: -9223372036854775808n, ok: 9007199254740991 });
+  });
+
+  it("leaves long digit runs inside strings, decimals and exponents alone", () => {
+    const text =
+      '{"code": "1741351032930224901", "x": 12345678901234567.5, "e": 1234567890123456789e2, "a": [1, "\\u00e9\\"", null, true, false, {}]}';
+    expect(parseJson(text)).toEqual(JSON.parse(text));
+  });
+
+  it("rejects what JSON.parse rejects, on both paths", () => {
+    expect(() => parseJson('{"a": 1,}')).toThrow(SyntaxError);
+    expect(() => parseJson('{"a": 12345678901234567890,}')).toThrow(SyntaxError);
+    expect(() => parseJson('{"a": 12345678901234567890} x')).toThrow(
+      "Unexpected non-whitespace character after JSON at position 28",
+    );
+    expect(() => parseJson('{"a": 012345678901234567890}')).toThrow(SyntaxError);
+    expect(() => parseJson('{"a": "12345678901234567890')).toThrow(
+      "Unterminated string in JSON at position 27",
+    );
+  });
+
+  it("treats __proto__ as an ordinary key, as JSON.parse does", () => {
+    const v = parseJson('{"__proto__": {"x": 1}, "id": 12345678901234567890}') as Record<string, unknown>;
+    expect(Object.keys(v)).toEqual(["__proto__", "id"]);
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+});
+
+describe("stringifyJson", () => {
+  it("writes bigint as bare digits, nested anywhere", () => {
+    expect(
+      stringifyJson({ id: "1", n: 1741351032930224901n, a: [1n, undefined, { b: 2n }], u: undefined }),
+    ).toBe('{"id":"1","n":1741351032930224901,"a":[1,null,{"b":2}]}');
+  });
+
+  it("round-trips a big integer through parse and stringify", () => {
+    const line = '{"person_id":1741351032930224901,"year":1998}';
+    expect(stringifyJson(parseJson(line))).toBe(line);
+  });
+});
