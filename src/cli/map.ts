@@ -4,6 +4,7 @@ import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { Option } from "commander";
 import { AppError } from "../errors.js";
+import { defaultsToEr7, hl7v2MapCommand } from "../pipeline/hl7v2/command.js";
 import { resolveInputs } from "../pipeline/inputs.js";
 import { formatIssueLine } from "../pipeline/issues.js";
 import { loadPlan, resolvePlanSpec } from "../pipeline/load-plan.js";
@@ -20,7 +21,8 @@ interface MapFlags {
   crossmap?: string[];
   vocab?: string;
   transforms?: string;
-  format?: InputFormat;
+  format?: InputFormat | "hl7v2";
+  bundle?: string;
   workers: number;
   output?: string;
   outDir?: string;
@@ -51,7 +53,13 @@ export function registerMap(program: Command): void {
         "ndjson",
         "csv",
         "fhir-bundle",
+        "hl7v2",
       ]),
+    )
+    .addOption(
+      new Option("--bundle <type>", "with --format hl7v2: the FHIR Bundle made of each message")
+        .choices(["collection", "transaction"])
+        .default("collection"),
     )
     .option(
       "--workers <n>",
@@ -85,6 +93,9 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
     vocab: flags.vocab,
   });
   const plan = await loadPlan(spec);
+  if (flags.format === "hl7v2" || (flags.format === undefined && defaultsToEr7(plan.source, files))) {
+    return hl7v2MapCommand(files, flags, plan);
+  }
   const stderr = process.stderr;
   const inputs = await resolveInputs({
     inputs: files,

@@ -1,8 +1,9 @@
 // The `--format hl7v2` branch of `crossmap map`: flags in, exit code out. Kept here so that the command
 // file only needs to hand over its flags and mapping plan.
-import { writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import type { Readable, Writable } from "node:stream";
 import { AppError } from "../../errors.js";
+import { openForWriting } from "../writers.js";
 import type { BundleType, SegmentMappers } from "./bundle.js";
 import { formatHl7v2Issue, type Hl7v2RunSummary, runHl7v2 } from "./run.js";
 
@@ -48,6 +49,19 @@ export async function hl7v2MapCommand(
   }
   if (flags.output && flags.outDir)
     throw new AppError(400, "usage", "give either -o/--output or --out-dir, not both");
+  // Unwritable paths are usage errors (exit 2) before anything is read, as in the record pipeline.
+  const summaryFile = flags.summary ? await openForWriting(flags.summary, "--summary") : undefined;
+  for (const [path, flag] of [
+    [flags.output && flags.output !== "-" ? flags.output : undefined, "-o/--output"],
+    [flags.errors, "--errors"],
+  ] as const) {
+    if (path !== undefined) await (await openForWriting(path, flag)).close();
+  }
+  if (flags.outDir) {
+    await mkdir(flags.outDir, { recursive: true }).catch((err: Error) => {
+      throw new AppError(400, "output_error", `--out-dir ${flags.outDir}: cannot create it: ${err.message}`);
+    });
+  }
   const { summary, fatal } = await runHl7v2({
     mappers,
     inputs: files,
@@ -63,7 +77,10 @@ export async function hl7v2MapCommand(
     stdout: io.stdout,
     stderr: io.stderr,
   });
-  if (flags.summary) await writeFile(flags.summary, `${JSON.stringify(summary, null, 2)}\n`);
+  if (summaryFile) {
+    await summaryFile.writeFile(`${JSON.stringify(summary, null, 2)}\n`);
+    await summaryFile.close();
+  }
   if (!flags.quiet) io.stderr.write(`${formatHl7v2Summary(summary)}\n`);
   if (fatal) {
     io.stderr.write(`crossmap: stopped at the first error (--on-error fail): ${formatHl7v2Issue(fatal)}\n`);
