@@ -4,10 +4,10 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { adminKey, freePort, waitForHealth } from "./serve-child.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -101,6 +101,7 @@ async function http(dir: string, records: object[]): Promise<number> {
   );
   try {
     const key = await adminKey(server);
+    await waitForHealth(`http://127.0.0.1:${port}`);
     const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
     const bodies: string[] = [];
     for (let i = 0; i < records.length; i += BATCH) {
@@ -153,27 +154,6 @@ function post(agent: Agent, port: number, key: string, body: string): Promise<vo
     );
     req.on("error", reject);
     req.end(body);
-  });
-}
-
-function adminKey(server: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let err = "";
-    server.stderr?.on("data", (d: Buffer) => {
-      err += d.toString();
-      const m = /\n(cmk_[A-Za-z0-9_-]+)\n/.exec(err);
-      if (m) setTimeout(() => resolve(m[1] as string), 300);
-    });
-    server.on("exit", (code) => reject(new Error(`server exited ${code}: ${err}`)));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
   });
 }
 

@@ -4,10 +4,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { adminKey, freePort, waitForHealth } from "./serve-child.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -239,30 +239,6 @@ function send(agent: Agent, base: string, key: string, method: string, path: str
   });
 }
 
-function adminKey(server: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let err = "";
-    server.stderr!.on("data", (d) => {
-      err += d;
-      const m = /^(cmk_\S+)$/m.exec(err);
-      if (m) resolve(m[1]!);
-    });
-    server.once("exit", (code) => reject(new Error(`server exited with ${code}: ${err}`)));
-  });
-}
-
-async function waitForHealth(base: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("server did not come up");
-}
-
 /** CPU time of a process in ms (utime + stime from /proc/<pid>/stat, in clock ticks of 10 ms). */
 function cpuMs(pid: number | undefined): number | null {
   try {
@@ -271,15 +247,6 @@ function cpuMs(pid: number | undefined): number | null {
   } catch {
     return null;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;
