@@ -25,6 +25,8 @@ export function segmentMappers(source: Crossmap | SegmentMappers): SegmentMapper
 export interface MessageResult {
   bundle: TargetRecord;
   resources: TargetRecord[];
+  /** The target entity of each resource (its type with a FHIR crossmap; a table name after `--via`). */
+  targets: string[];
   issues: MappingIssue[];
   /** Segment type -> number of segments of that type in this message that no entity maps. */
   unmapped: Map<string, number>;
@@ -42,6 +44,7 @@ export function messageToBundle(
 ): MessageResult {
   const entries: TargetRecord[] = [];
   const resources: TargetRecord[] = [];
+  const targets: string[] = [];
   const issues: MappingIssue[] = [];
   const unmapped = new Map<string, number>();
   const incomplete: MessageResult["incomplete"] = [];
@@ -62,6 +65,7 @@ export function messageToBundle(
     }
     const resource = r.value;
     resources.push(resource);
+    targets.push(mapper.targetEntity);
     const entry: TargetRecord = { fullUrl: ctx.fullUrl, resource };
     if (type === "transaction") {
       // PUT keeps the deterministic id on the server, so re-sending a message updates instead of duplicating.
@@ -76,7 +80,7 @@ export function messageToBundle(
   if (dropped.size > 0) for (const r of resources) dropReferences(r, dropped);
   const bundle: TargetRecord = { resourceType: "Bundle", id: msg.id, type };
   if (entries.length > 0) bundle.entry = entries;
-  return { bundle, resources, issues, unmapped, incomplete };
+  return { bundle, resources, targets, issues, unmapped, incomplete };
 }
 
 const isDropped = (v: unknown, dropped: Set<string>): boolean =>

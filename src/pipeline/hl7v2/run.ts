@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import type { MappingIssue } from "../../crossmap/types.js";
 import { AppError } from "../../errors.js";
+import { stringifyJson } from "../json.js";
 import { type BundleType, type SegmentMappers, segmentMappers } from "./bundle.js";
 import { type ConvertResult, convertMessage } from "./index.js";
 import type { MalformedMessage } from "./message.js";
@@ -169,7 +170,7 @@ export async function runHl7v2(
   const report = async (i: Hl7v2Issue): Promise<void> => {
     summary.issues_by_code[i.code] = (summary.issues_by_code[i.code] ?? 0) + 1;
     if (i.severity === "warning") summary.warnings++;
-    if (errors) await write(errors, `${JSON.stringify(i)}\n`);
+    if (errors) await write(errors, `${stringifyJson(i)}\n`);
     else if (shown++ < maxLines) options.stderr.write(`${formatHl7v2Issue(i)}\n`);
     if (i.severity === "error" && options.onError === "fail") fatal ??= i;
   };
@@ -199,16 +200,16 @@ export async function runHl7v2(
         if (fatal) break;
         summary.records_out += r.resources.length;
         summary.bundles++;
-        if (single) await write(single, `${JSON.stringify(r.bundle)}\n`);
+        if (single) await write(single, `${stringifyJson(r.bundle)}\n`);
         else {
-          for (const res of r.resources) {
-            const type = String(res.resourceType);
+          for (const [k, res] of r.resources.entries()) {
+            const type = r.targets[k] as string;
             let s = perType.get(type);
             if (!s) {
               s = createWriteStream(join((out as { path: string }).path, `${type}.ndjson`));
               perType.set(type, s);
             }
-            await write(s, `${JSON.stringify(res)}\n`);
+            await write(s, `${stringifyJson(res)}\n`);
           }
         }
       }

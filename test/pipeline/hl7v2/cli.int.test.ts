@@ -49,3 +49,22 @@ describe("crossmap map --format hl7v2", () => {
     expect(r.stderr).toBe("crossmap: cannot read test/missing.hl7: no such file\n");
   });
 });
+
+describe("crossmap map --format hl7v2 --via", () => {
+  it("chains HL7 v2 -> FHIR -> OMOP, writing rows per table with 64-bit ids intact", async () => {
+    const stdin = ["9^^^H^MR||DOE^J||19800101|M", "8^^^H^MR||ROE^K||19910202|F"]
+      .map((pid, i) => `MSH|^~\\&|A|B|||20240101||ADT^A04|${i}|P|2.5.1\rPID|1||${pid}\r`)
+      .join("");
+    const r = await runCli(
+      ["map", "--from", "hl7v2_2.5.1", "--via", "fhir_r4", "--to", "omop_cdm_v5.4", "-q"],
+      { stdin },
+    );
+    expect(r.code).toBe(0);
+    const persons = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => /"person_id":(\d+)/.exec(l)?.[1]);
+    expect(persons).toHaveLength(2);
+    for (const id of persons) expect(id).toMatch(/^\d{6,19}$/);
+  });
+});
