@@ -13,7 +13,7 @@ import { parseMessage } from "../src/pipeline/hl7v2/message.js";
 import { fieldNames } from "../src/pipeline/hl7v2/names.js";
 import { splitMessages } from "../src/pipeline/hl7v2/split.js";
 
-const N = Number(process.argv[2] ?? 20_000);
+const N = Number(process.argv[2] ?? 10_000);
 const samples = fileURLToPath(new URL("../../../shared/samples/hl7v2/", import.meta.url));
 if (!existsSync(samples)) throw new Error(`no samples at ${samples}`);
 const messages = readdirSync(samples)
