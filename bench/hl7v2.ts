@@ -1,6 +1,6 @@
 // ER7 -> FHIR Bundles throughput, in messages/s, against a baseline measured in the same run: just
-// splitting the same text into segments. Input: the 22 sample messages of ../shared/samples/hl7v2 (or
-// the test fixtures when absent), repeated to N messages in memory, so disk speed is not measured.
+// splitting the same text into segments. Input: the 22 sample messages of ../shared/samples/hl7v2 (the
+// shared workspace), repeated to N messages in memory, so disk speed is not measured.
 // Prints a table and one JSON line. Usage: npx tsx bench/hl7v2.ts [messages]
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
