@@ -33,3 +33,11 @@ export {
   Unmappable,
 } from "./transforms/types.js";
 export type { CodeableConcept, Concept, DvCodedText, VocabularyBridge } from "./vocab/bridge.js";
+export { type BuildOptions, type BuildReport, buildVocabulary } from "./vocab/build.js";
+export {
+  type CrosswalkRow,
+  LmdbVocabularyBridge,
+  openVocabulary,
+  type VocabularyStats,
+} from "./vocab/lmdb-bridge.js";
+export { fhirSystemFor, openehrTerminologyFor, vocabularyForSystem } from "./vocab/systems.js";

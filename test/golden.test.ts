@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadCrossmapFile } from "../src/crossmap/load.js";
+import { parseJson, stringifyJson } from "../src/pipeline/json.js";
 
 const root = new URL("./golden/", import.meta.url).pathname;
 const cases = readdirSync(root).filter((d) => existsSync(join(root, d, "input.ndjson")));
@@ -18,8 +19,8 @@ describe("golden mappings", () => {
       const lines = readFileSync(join(dir, "input.ndjson"), "utf8").split("\n").filter(Boolean);
       const actual = lines
         .map((line, i) => {
-          const { entity, record } = JSON.parse(line) as { entity: string; record: Record<string, unknown> };
-          return JSON.stringify(cm.mapper(entity).map(record, i + 1));
+          const { entity, record } = parseJson(line) as { entity: string; record: Record<string, unknown> };
+          return stringifyJson(cm.mapper(entity).map(record, i + 1));
         })
         .join("\n");
       const expectedPath = join(dir, "expected.ndjson");

@@ -9,6 +9,7 @@ import { registerMap } from "./map.js";
 import { registerProjects } from "./projects.js";
 import { registerReport } from "./report.js";
 import { registerServe } from "./serve.js";
+import { registerVocab } from "./vocab.js";
 
 export type CommandRegistrar = (program: Command) => void;
 
@@ -20,6 +21,7 @@ const registrars: CommandRegistrar[] = [
   registerServe,
   registerProjects,
   registerKeys,
+  registerVocab,
 ];
 
 export function buildProgram(): Command {

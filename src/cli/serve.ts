@@ -1,11 +1,24 @@
 // `crossmap serve`: the review and sync server on LMDB, until SIGTERM or SIGINT.
 import type { Command } from "commander";
+import { CrossmapProvider } from "../crossmap/provider.js";
 import { AppError } from "../errors.js";
 import { createApp } from "../server/app.js";
 import { listen } from "../server/listen.js";
 import { jsonLineLogger } from "../server/logging.js";
+import { DEFAULT_MAX_RECORDS } from "../server/routes/cross-mapping.js";
 import { openStores } from "../store/env.js";
+import { openVocabulary } from "../vocab/lmdb-bridge.js";
 import { withDataDir } from "./data-dir.js";
+
+/** The built-in crossmaps, with the vocabulary bridge when `--vocab` names an index. */
+function crossmapProvider(vocab: string | undefined): {
+  crossmaps: CrossmapProvider;
+  close(): Promise<void>;
+} {
+  if (vocab === undefined) return { crossmaps: new CrossmapProvider(), close: async () => {} };
+  const bridge = openVocabulary(vocab);
+  return { crossmaps: new CrossmapProvider({ vocabulary: bridge }), close: () => bridge.close() };
+}
 
 interface ServeOptions {
   port: string;
@@ -13,6 +26,7 @@ interface ServeOptions {
   dataDir: string;
   vocab?: string;
   durability: string;
+  maxRecords: string;
 }
 
 export function registerServe(program: Command): void {
@@ -23,6 +37,7 @@ export function registerServe(program: Command): void {
       .option("--port <port>", "port to listen on (0 picks a free one)", "8080")
       .option("--host <host>", "address to bind", "127.0.0.1")
       .option("--vocab <dir>", "vocabulary index directory, for cross-mapping")
+      .option("--max-records <n>", "most records one cross-map call may carry", String(DEFAULT_MAX_RECORDS))
       .option(
         "--durability <mode>",
         "acknowledge writes after the fsync (flush) or right after the commit (commit)",
@@ -47,6 +62,15 @@ async function serve(opts: ServeOptions): Promise<void> {
       `--durability must be flush or commit, got ${opts.durability}`,
     );
   }
+  const maxRecords = Number(opts.maxRecords);
+  if (!Number.isInteger(maxRecords) || maxRecords < 1) {
+    throw new AppError(
+      400,
+      "invalid_argument",
+      `--max-records must be a positive integer, got ${opts.maxRecords}`,
+    );
+  }
+  const { crossmaps, close: closeVocabulary } = crossmapProvider(opts.vocab);
   const log = jsonLineLogger(process.stdout);
   const stores = openStores(opts.dataDir, { durability: opts.durability });
   if (stores.keys.isEmpty()) {
@@ -56,7 +80,7 @@ async function serve(opts: ServeOptions): Promise<void> {
       `crossmap: first start, created admin API key ${key.id}. It is shown only this once:\n${secret}\n`,
     );
   }
-  const app = createApp({ stores, log, ...(opts.vocab === undefined ? {} : { vocabularyDir: opts.vocab }) });
+  const app = createApp({ stores, log, crossmaps, maxRecords });
   const running = await listen(app, port, opts.host);
   log({
     level: "info",
@@ -73,5 +97,6 @@ async function serve(opts: ServeOptions): Promise<void> {
   log({ level: "info", msg: "shutting down", signal });
   await running.close();
   await stores.close();
+  await closeVocabulary();
   log({ level: "info", msg: "stopped" });
 }

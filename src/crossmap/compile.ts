@@ -32,6 +32,8 @@ export interface FieldMapping {
   key: string;
   sourceEntity: string;
   sources: string[];
+  /** Further source paths the transform reads from its config (unit_field, display_field, ...). */
+  reads: string[];
   target: string;
   transform: string;
 }
@@ -229,16 +231,31 @@ function compileField(
   if (!claim(state, steps, key, [...at, "target"], problems)) return;
   const resolved = resolveTransform(entry, at, doc, options.registry, problems);
   if (!resolved) return;
+  // Paths a transform compiles from its config are recorded, so the report counts those fields as used.
+  const reads: string[] = [];
   const context: TransformContext = {
     field: key,
     sourcePath: sources[0] as string,
     target: entry.target,
-    compileSourcePath: (p) => compileGetter(parseSourcePath(p)),
+    compileSourcePath: (p) => {
+      const getter = compileGetter(parseSourcePath(p));
+      if (!sources.includes(p) && !reads.includes(p)) reads.push(p);
+      return getter;
+    },
+    compileRelativePath: (p) => compileGetter(parseSourcePath(p)),
   };
   if (options.vocabulary) context.vocabulary = options.vocabulary;
+  if (entry.vocabulary_optional && entry.default === undefined) {
+    problems.add([...at, "vocabulary_optional"], "invalid_config", "vocabulary_optional needs a default");
+    return;
+  }
   let fn: CompiledField["fn"];
   try {
-    fn = resolved.definition.create(resolved.config, context);
+    // Nothing to look up without a vocabulary: the field yields nothing, so its default is written.
+    fn =
+      entry.vocabulary_optional && !options.vocabulary
+        ? () => undefined
+        : resolved.definition.create(resolved.config, context);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     problems.add([...at, "transform"], "invalid_config", `${resolved.type}: ${message}`);
@@ -251,9 +268,17 @@ function compileField(
     fn,
     acceptsAbsent: resolved.definition.acceptsAbsent === true,
     required: entry.required === true,
+    ...(entry.default !== undefined ? { fallback: entry.default } : {}),
     set: compileSetter(steps),
   });
-  state.mappings.push({ key, sourceEntity: entity, sources, target: entry.target, transform: resolved.name });
+  state.mappings.push({
+    key,
+    sourceEntity: entity,
+    sources,
+    reads,
+    target: entry.target,
+    transform: resolved.name,
+  });
 }
 
 function coalesce(getters: Getter[]): Getter {

@@ -10,6 +10,8 @@ export interface CompiledField {
   fn: (value: unknown, record: SourceRecord) => unknown;
   acceptsAbsent: boolean;
   required: boolean;
+  /** The entry's `default`: written when the field yields nothing. */
+  fallback?: string | number | boolean;
   set: Setter;
 }
 
@@ -78,30 +80,39 @@ export function createMapper(parts: MapperParts): RecordMapper {
       for (let i = 0; i < nf; i++) {
         const f = fields[i] as CompiledField;
         const v = f.get(record);
+        let r: unknown;
         if (isAbsent(v)) {
-          if (f.required) {
+          if (f.required && f.fallback === undefined) {
             issues = add(
               issues,
               issue(f, position, "missing_required", "error", `required field ${f.field} is absent`),
             );
           }
-          if (!f.acceptsAbsent) continue;
+          if (!f.acceptsAbsent) {
+            if (f.fallback !== undefined) f.set(out, f.fallback);
+            continue;
+          }
         }
-        let r: unknown;
         try {
           r = f.fn(v, record);
         } catch (err) {
           const message = `transform failed: ${err instanceof Error ? err.message : String(err)}`;
-          issues = add(issues, issue(f, position, "transform_error", "error", message, v));
+          const severity = f.fallback === undefined ? "error" : "warning";
+          issues = add(issues, issue(f, position, "transform_error", severity, message, v));
+          if (f.fallback !== undefined) f.set(out, f.fallback);
           continue;
         }
         if (r instanceof Unmappable) {
-          const severity = r.fallback === undefined ? "error" : "warning";
+          const written = r.fallback !== undefined ? r.fallback : f.fallback;
+          const severity = written === undefined ? "error" : "warning";
           issues = add(issues, issue(f, position, r.code, severity, r.message, v));
-          if (r.fallback === undefined) continue;
-          r = r.fallback;
+          if (written === undefined) continue;
+          r = written;
         }
-        if (isAbsent(r) || (typeof r === "object" && isEmptyObject(r as object))) continue;
+        if (isAbsent(r) || (typeof r === "object" && isEmptyObject(r as object))) {
+          if (f.fallback !== undefined) f.set(out, f.fallback);
+          continue;
+        }
         if (!f.set(out, r)) {
           const message = `${f.target} already holds a value of another kind; this one was not written`;
           issues = add(issues, issue(f, position, "target_conflict", "error", message, v));

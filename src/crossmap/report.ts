@@ -26,7 +26,9 @@ export function mappingReport(
   const entityMappings = crossmap
     .entities()
     .map((e) => ({ source_entity: e, target_entity: crossmap.targetEntity(e) }));
-  const usedSource = new Set(fields.flatMap((f) => f.sources.map((s) => `${f.sourceEntity}.${head(s)}`)));
+  const usedSource = new Set(
+    fields.flatMap((f) => [...f.sources, ...f.reads].map((s) => `${f.sourceEntity}.${head(s)}`)),
+  );
   const usedTarget = new Set(fields.map((f) => f.target.split(".").slice(0, 2).map(head).join(".")));
   for (const c of crossmap.document.constants ? Object.entries(crossmap.document.constants) : []) {
     for (const path of Object.keys(c[1])) usedTarget.add(`${c[0]}.${head(path)}`);

@@ -16,6 +16,16 @@ export const FieldEntrySchema = z
     required: z.boolean().optional(),
     /** Input values treated as absent, e.g. OMOP's concept id 0 ("No matching concept"). */
     null_values: z.array(z.union([z.string(), z.number(), z.boolean()])).optional(),
+    /**
+     * Written when the field yields nothing: the source is absent, or the transform could not convert it
+     * (that issue is still counted, as a warning). E.g. OMOP's concept id 0 for "no matching concept".
+     */
+    default: z.union([z.string(), z.number(), z.boolean()]).optional(),
+    /**
+     * Without a vocabulary bridge, write `default` instead of loading the transform (which would fail to
+     * load): for concept lookups whose "unknown" answer is a value such as 0. Needs `default`.
+     */
+    vocabulary_optional: z.boolean().optional(),
     description: z.string().optional(),
   })
   .strict();

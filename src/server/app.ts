@@ -3,8 +3,10 @@
 import Router from "@koa/router";
 import Koa, { type Context } from "koa";
 import type { z } from "zod";
+import { CrossmapProvider } from "../crossmap/provider.js";
 import type { Problem } from "../errors.js";
 import { AppError } from "../errors.js";
+import { stringifyJson } from "../pipeline/json.js";
 import type { Stores } from "../store/env.js";
 import { authenticate, authorize, type Principal } from "./auth.js";
 import { DEFAULT_BODY_LIMIT, makeBodyReader } from "./body.js";
@@ -14,6 +16,7 @@ import { etagOf, parseIfMatch } from "./if-match.js";
 import { type Logger, requestLogger, silentLogger } from "./logging.js";
 import { buildOpenApi } from "./openapi.js";
 import type { AnyRoute } from "./route.js";
+import { crossMappingRoutes, DEFAULT_MAX_RECORDS } from "./routes/cross-mapping.js";
 import { projectRoutes } from "./routes/projects.js";
 import { reviewRoutes } from "./routes/review.js";
 import { syncRoutes } from "./routes/sync.js";
@@ -24,20 +27,31 @@ export interface AppOptions {
   log?: Logger;
   /** Largest JSON body accepted; larger ones get 413. Default 5 MiB. */
   bodyLimitBytes?: number;
-  /** Vocabulary index for the cross-mapping endpoints a later issue adds; unused by review and sync. */
-  vocabularyDir?: string;
+  /** Compiled crossmaps for the cross-mapping endpoints (carrying the vocabulary bridge); default built-ins only. */
+  crossmaps?: CrossmapProvider;
+  /** Most records one cross-map call may carry; more get 413. Default 10,000. */
+  maxRecords?: number;
+  /** Largest body of a record-carrying call (cross-mapping); larger ones get 413. Default 64 MiB. */
+  recordBodyLimitBytes?: number;
   /** More routes (e.g. cross-mapping), mounted and documented like the built-in ones. */
   extraRoutes?: AnyRoute[];
 }
 
 export const allRoutes = (): AnyRoute[] => [...projectRoutes(), ...reviewRoutes(), ...syncRoutes()];
 
+export const DEFAULT_RECORD_BODY_LIMIT = 64 * 1024 * 1024;
+
 export function createApp(options: AppOptions): Koa {
   const { stores } = options;
   const log = options.log ?? silentLogger;
-  const routes = [...allRoutes(), ...(options.extraRoutes ?? [])];
+  const crossMapping = crossMappingRoutes({
+    crossmaps: options.crossmaps ?? new CrossmapProvider(),
+    maxRecords: options.maxRecords ?? DEFAULT_MAX_RECORDS,
+  });
+  const routes = [...allRoutes(), ...crossMapping, ...(options.extraRoutes ?? [])];
   const openapi = buildOpenApi(routes);
   const readBody = makeBodyReader(options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT);
+  const readRecords = makeBodyReader(options.recordBodyLimitBytes ?? DEFAULT_RECORD_BODY_LIMIT, true);
 
   const app = new Koa();
   const router = new Router();
@@ -71,7 +85,9 @@ export function createApp(options: AppOptions): Koa {
       return undefined;
     };
     const query = check(route.query, ctx.query, "query");
-    const body = route.body ? check(route.body, await readBody(ctx), "body") : undefined;
+    const body = route.body
+      ? check(route.body, await (route.records ? readRecords : readBody)(ctx), "body")
+      : undefined;
     if (problems.length > 0) throw new AppError(422, "validation_error", "Invalid request", problems);
     if (params.project_id !== undefined && !stores.projects.get(params.project_id)) {
       throw projectNotFound(params.project_id);
@@ -85,7 +101,11 @@ export function createApp(options: AppOptions): Koa {
       stores,
     });
     ctx.status = result.status ?? route.status ?? 200;
-    ctx.body = result.body;
+    if (route.records) {
+      // Records may hold bigint ids, which JSON.stringify refuses; write them digit for digit.
+      ctx.type = "application/json";
+      ctx.body = stringifyJson(result.body);
+    } else ctx.body = result.body;
     if (result.version !== undefined) ctx.set("ETag", etagOf(result.version));
   }
 

@@ -4,12 +4,23 @@
 import type { Context } from "koa";
 import bodyParser from "koa-bodyparser";
 import { AppError } from "../errors.js";
+import { parseJson } from "../pipeline/json.js";
 
 export const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
 
-/** Resolves to the parsed body, or `undefined` when the request has none. */
-export function makeBodyReader(limitBytes: number): (ctx: Context) => Promise<unknown> {
-  const parser = bodyParser({ enableTypes: ["json"], jsonLimit: `${limitBytes}b`, strict: false });
+/**
+ * Resolves to the parsed body, or `undefined` when the request has none. A `lossless` reader keeps
+ * integers beyond 2^53 as bigint (records carrying 64-bit ids): it takes the JSON as text and parses it
+ * once with the exact parser.
+ */
+export function makeBodyReader(limitBytes: number, lossless = false): (ctx: Context) => Promise<unknown> {
+  const parser = lossless
+    ? bodyParser({
+        enableTypes: ["text"],
+        extendTypes: { text: ["application/json", "application/*+json"] },
+        textLimit: `${limitBytes}b`,
+      })
+    : bodyParser({ enableTypes: ["json"], jsonLimit: `${limitBytes}b`, strict: false });
   return async (ctx) => {
     const declared = ctx.request.length;
     const chunked = ctx.get("transfer-encoding") !== "";
@@ -25,10 +36,11 @@ export function makeBodyReader(limitBytes: number): (ctx: Context) => Promise<un
     }
     try {
       await parser(ctx, async () => {});
+      const body: unknown = ctx.request.body;
+      return lossless && typeof body === "string" ? parseJson(body) : body;
     } catch (err) {
       throw bodyError(err, limitBytes);
     }
-    return ctx.request.body;
   };
 }
 

@@ -41,6 +41,8 @@ export const presentRun = (r: CrossMappingRun) => ({
   status: r.status,
   crossmap_file: r.crossmap_file,
   created_at: r.created_at,
+  ...(r.issue_count === undefined ? {} : { issue_count: r.issue_count }),
+  ...(r.error === undefined ? {} : { error: r.error }),
 });
 
 export const presentProject = (p: Project) => ({

@@ -42,6 +42,11 @@ export interface RouteDef<
   errors: number[];
   /** Whether the route honours If-Match (documented as a header parameter). */
   ifMatch?: boolean;
+  /**
+   * Record-carrying routes: the body keeps integers beyond 2^53 exact (bigint), the response writes them
+   * as bare digits, and the larger record-body limit applies.
+   */
+  records?: boolean;
   handle(input: RouteInput<z.output<QS>, z.output<BS>>): Promise<RouteResult> | RouteResult;
 }
 

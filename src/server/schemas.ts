@@ -76,6 +76,8 @@ export const runOut = z.object({
   status: z.string(),
   crossmap_file: z.string().nullable(),
   created_at: z.string().nullable(),
+  issue_count: z.number().int().optional(),
+  error: z.string().optional(),
 });
 
 // ---- push items: upserted by id, else by natural key; server fields a client echoes back are ignored ----
@@ -112,6 +114,8 @@ export const runPushItem = z.object({
   status: z.string().min(1).max(64),
   crossmap_file: text.nullable().optional(),
   created_at: runTime.nullable().optional(),
+  issue_count: integer().min(0).optional(),
+  error: text.optional(),
 });
 
 export const MAX_PUSH_ITEMS = 10_000;
@@ -215,3 +219,56 @@ export const validationError = z.object({
 });
 
 export const health = z.object({ status: z.literal("ok") });
+
+// ---- cross-mapping ----
+
+export const MAX_CROSSMAP_TEXT = 1_000_000;
+
+export const crossMapBody = z.object({
+  source_standard: name.meta({ description: "e.g. omop_cdm_v5.4" }),
+  target_standard: name.meta({ description: "e.g. fhir_r4" }),
+  source_entity: name.meta({ description: "A source entity of the crossmap's entity_map, e.g. person" }),
+  records: z
+    .array(z.record(z.string(), z.unknown()))
+    .meta({ description: "Source records; integers beyond 2^53 are kept exact" }),
+  crossmap: z.string().min(1).max(MAX_CROSSMAP_TEXT).optional().meta({
+    description: "A crossmap as YAML text, used instead of the built-in one for the pair",
+  }),
+});
+
+export const mappingIssueOut = z.object({
+  record: z.number().int().meta({ description: "Index of the record in `records`" }),
+  field: z.string(),
+  target: z.string(),
+  code: z.string(),
+  severity: z.enum(["error", "warning"]),
+  message: z.string(),
+  value: z.unknown().optional(),
+});
+
+export const crossMapResponse = z.object({
+  results: z.array(z.record(z.string(), z.unknown())),
+  source_standard: z.string(),
+  target_standard: z.string(),
+  source_entity: z.string(),
+  target_entity: z.string(),
+  total: z.number().int(),
+  issues: z.array(mappingIssueOut),
+  run_id: z.string().optional().meta({ description: "Project-scoped calls: the recorded run" }),
+});
+
+export const historyQuery = z.object({ limit: limit(1000).default(100), offset });
+export const runHistoryResponse = z.object({ runs: z.array(runOut), total: z.number().int() });
+
+export const crossmapListResponse = z.object({
+  crossmaps: z.array(
+    z.object({
+      source: z.string(),
+      target: z.string(),
+      file: z.string(),
+      entity_map: z.record(z.string(), z.string()),
+      field_count: z.number().int(),
+    }),
+  ),
+  total: z.number().int(),
+});

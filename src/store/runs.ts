@@ -17,7 +17,10 @@ export class RunStore {
   ) {}
 
   get(projectId: string, id: string): CrossMappingRun | undefined {
-    return this.runs.get(compositeKey(projectId, id));
+    const run = this.runs.get(compositeKey(projectId, id)) as StoredRun | undefined;
+    if (!run) return undefined;
+    const { _order, ...visible } = run;
+    return visible;
   }
 
   /** Records a run in its own transaction; resolves with the stored run once committed. */
@@ -36,10 +39,13 @@ export class RunStore {
 
   /** Call inside a write transaction. Replaces a run with the same id. */
   put(projectId: string, run: CrossMappingRun): void {
-    const previous = this.get(projectId, run.id);
+    const previous = this.runs.get(compositeKey(projectId, run.id)) as StoredRun | undefined;
     if (previous) this.byTime.remove(timeKey(projectId, previous));
-    this.runs.put(compositeKey(projectId, run.id), run);
-    this.byTime.put(timeKey(projectId, run), run.id);
+    // created_at has whole seconds (as the spec shows it); the order key keeps runs of one second in
+    // the order they were recorded.
+    const stored: StoredRun = { ...run, _order: nextOrder() };
+    this.runs.put(compositeKey(projectId, run.id), stored);
+    this.byTime.put(timeKey(projectId, stored), run.id);
   }
 
   /** Newest first (runs without created_at last), with the project's total. */
@@ -67,5 +73,15 @@ export class RunStore {
   }
 }
 
-const timeKey = (projectId: string, run: CrossMappingRun): string =>
-  compositeKey(projectId, run.created_at ?? "", run.id);
+/** A run as stored: with the key that orders runs recorded within the same second. */
+type StoredRun = CrossMappingRun & { _order?: string };
+
+let lastOrder = 0;
+/** Milliseconds since the epoch, bumped to stay strictly increasing within this process; fixed width. */
+function nextOrder(): string {
+  lastOrder = Math.max(Date.now(), lastOrder + 1);
+  return String(lastOrder).padStart(15, "0");
+}
+
+const timeKey = (projectId: string, run: StoredRun): string =>
+  compositeKey(projectId, run.created_at ?? "", run._order ?? "", run.id);

@@ -61,6 +61,10 @@ export interface CrossMappingRun {
   crossmap_file: string | null;
   /** ISO 8601 without zone suffix, e.g. 2026-03-02T10:30:00 (UTC). */
   created_at: string | null;
+  /** Beyond the spec: how many mapping issues the run reported (runs recorded by this server). */
+  issue_count?: number;
+  /** Beyond the spec: why a `failed` run failed. */
+  error?: string;
 }
 
 export interface Project {

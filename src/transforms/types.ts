@@ -34,6 +34,8 @@ export interface TransformContext {
   target: string;
   /** Compiles a path into the source record; throws a load error for a malformed path. */
   compileSourcePath(path: string): Getter;
+  /** Compiles a path into some other object (a list element the transform picked); not a record field. */
+  compileRelativePath(path: string): Getter;
 }
 
 /** The per-record closure: `undefined` writes nothing, an `Unmappable` writes nothing (or its fallback) and counts an issue. */

@@ -162,11 +162,26 @@ describe("the compiled mapper", () => {
   });
   it("exposes the compiled field mappings", () => {
     const cm = parseCrossmap(
-      `source: s\ntarget: t\nentity_map: {e: T}\nfield_map:\n  e.a: {target: T.a, transform: str}\n  e.b: {target: T.b, source: [x, y]}\n`,
+      `source: s\ntarget: t\nentity_map: {e: T}\nfield_map:\n  e.a: {target: T.a, transform: str}\n  e.b: {target: T.b, source: [x, y]}\n  e.c: {target: T.c, transform: dv_coded_text, config: {terminology_id: X, display_field: d}}\n`,
     );
     expect(cm.fieldMappings()).toEqual([
-      { key: "e.a", sourceEntity: "e", sources: ["a"], target: "T.a", transform: "str" },
-      { key: "e.b", sourceEntity: "e", sources: ["x", "y"], target: "T.b", transform: "passthrough" },
+      { key: "e.a", sourceEntity: "e", sources: ["a"], reads: [], target: "T.a", transform: "str" },
+      {
+        key: "e.b",
+        sourceEntity: "e",
+        sources: ["x", "y"],
+        reads: [],
+        target: "T.b",
+        transform: "passthrough",
+      },
+      {
+        key: "e.c",
+        sourceEntity: "e",
+        sources: ["c"],
+        reads: ["d"],
+        target: "T.c",
+        transform: "dv_coded_text",
+      },
     ]);
   });
 });

@@ -80,3 +80,19 @@ describe("built-in catalog", () => {
     }
   });
 });
+
+describe("mappingReport counts fields a transform reads from its config", () => {
+  it("does not list a unit_field or display_field as unmapped", () => {
+    const cm = parseCrossmap(`source: a
+target: b
+entity_map: {m: Observation}
+field_map:
+  m.value: {target: Observation.valueQuantity, transform: quantity, config: {unit_field: unit}}
+`);
+    const def: StandardDefinition = {
+      standard: "a",
+      entities: { m: { fields: [{ name: "value" }, { name: "unit" }, { name: "other" }] } },
+    };
+    expect(mappingReport(cm, { source: def }).unmapped_source_fields).toEqual(["m.other"]);
+  });
+});

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp } from "../../src/server/app.js";
+import { type AppOptions, createApp } from "../../src/server/app.js";
 import { listen, type RunningServer } from "../../src/server/listen.js";
 import type { LogEntry } from "../../src/server/logging.js";
 import { openStores, type Stores } from "../../src/store/env.js";
@@ -39,7 +39,9 @@ export interface Reply {
   json: unknown;
 }
 
-export async function startHarness(options: { bodyLimitBytes?: number } = {}): Promise<Harness> {
+export async function startHarness(
+  options: Partial<Omit<AppOptions, "stores" | "log">> = {},
+): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), "crossmap-test-"));
   const logs: LogEntry[] = [];
   let stores = openStores(dataDir);

@@ -102,6 +102,21 @@ describe("runs", () => {
     expect(stores.runs.list("p", { limit: 2, offset: 1 }).runs.map((r) => r.id)).toEqual([b.id, a.id]);
     expect(stores.runs.list("other").total).toBe(0);
   });
+  it("keeps runs recorded within the same second in recording order, newest first", async () => {
+    const base = {
+      source_standard: "s",
+      target_standard: "t",
+      source_entity: "e",
+      target_entity: "E",
+      record_count: 1,
+      status: "completed",
+      created_at: "2026-03-05T00:00:00",
+    };
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push((await stores.runs.record("same-second", base)).id);
+    expect(stores.runs.list("same-second").runs.map((r) => r.id)).toEqual(ids.reverse());
+    expect(Object.keys(stores.runs.get("same-second", ids[0] as string) ?? {})).not.toContain("_order");
+  });
 });
 
 describe("keys", () => {

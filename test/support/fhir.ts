@@ -25,6 +25,20 @@ schema.definitions.Resource ??= { $ref: "#/definitions/ResourceList" };
 schema.definitions.integer64 ??= { type: "string", pattern: "^[-]?\\d+$" };
 const schemaCheck = ajv.compile({ ...schema, $id: schemaId });
 
+// The top-level schema is a oneOf over ~150 resource types, which costs about a millisecond per resource.
+// Validating against the resource type's own definition checks the same constraints ~10x faster.
+const byType = new Map<string, ReturnType<typeof ajv.compile>>();
+function checkerFor(resource: unknown): ReturnType<typeof ajv.compile> {
+  const type = (resource as { resourceType?: unknown } | null)?.resourceType;
+  if (typeof type !== "string" || !(type in schema.definitions)) return schemaCheck;
+  let check = byType.get(type);
+  if (!check) {
+    check = ajv.getSchema(`${schemaId}#/definitions/${type}`) ?? schemaCheck;
+    byType.set(type, check);
+  }
+  return check;
+}
+
 /** Every problem both validators find in one resource, as readable lines; empty when valid. */
 export function fhirProblems(resource: unknown): string[] {
   const problems: string[] = [];
@@ -37,8 +51,9 @@ export function fhirProblems(resource: unknown): string[] {
       problems.push(`structure: ${i.expression?.join(",") ?? ""} ${i.diagnostics ?? ""}`.trim());
     }
   }
-  if (!schemaCheck(resource)) {
-    for (const e of schemaCheck.errors ?? []) problems.push(`schema: ${e.instancePath} ${e.message ?? ""}`);
+  const check = checkerFor(resource);
+  if (!check(resource)) {
+    for (const e of check.errors ?? []) problems.push(`schema: ${e.instancePath} ${e.message ?? ""}`);
   }
   return problems;
 }

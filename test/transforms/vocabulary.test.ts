@@ -19,7 +19,7 @@ const concept = (id: number, vocabulary: string, code: string, name: string): Co
 
 const concepts = new Map([
   [201826, concept(201826, "SNOMED", "44054006", "Type 2 diabetes mellitus")],
-  [45576876, concept(45576876, "ICD10CM", "E11.9", "Type 2 diabetes mellitus without complications")],
+  [1567956, concept(1567956, "ICD10CM", "E11.9", "Type 2 diabetes mellitus without complications")],
 ]);
 const URIS: Record<string, string> = {
   SNOMED: "http://snomed.info/sct",
@@ -29,7 +29,7 @@ const URIS: Record<string, string> = {
 const bridge: VocabularyBridge = {
   getConcept: (id) => concepts.get(id),
   mapConcept: (id, o) =>
-    id === 45576876 && (!o?.targetVocabulary || o.targetVocabulary === "SNOMED")
+    id === 1567956 && (!o?.targetVocabulary || o.targetVocabulary === "SNOMED")
       ? [concepts.get(201826) as Concept]
       : [],
   lookupCode: () => undefined,
@@ -57,9 +57,9 @@ describe("vocabulary_lookup", () => {
       { target_vocabulary: "SNOMED", output: "concept_id" },
       { vocabulary: bridge },
     );
-    expect(t("45576876").out).toBe(201826);
+    expect(t("1567956").out).toBe(201826);
     expect(
-      transformer("vocabulary_lookup", { output: "concept_code" }, { vocabulary: bridge })(45576876).out,
+      transformer("vocabulary_lookup", { output: "concept_code" }, { vocabulary: bridge })(1567956).out,
     ).toBe("E11.9");
   });
   it("reports unknown concepts and missing mappings", () => {
@@ -68,7 +68,7 @@ describe("vocabulary_lookup", () => {
       code: "concept_not_found",
       message: "concept 1 is not in the vocabulary",
     });
-    expect(t(45576876).issues[0]?.message).toBe("concept 45576876 (ICD10CM) has no mapping to LOINC");
+    expect(t(1567956).issues[0]?.message).toBe("concept 1567956 (ICD10CM) has no mapping to LOINC");
     expect(codes(t("abc"))).toEqual(["invalid_value"]);
   });
   it("fails to load without a vocabulary bridge", () => {

@@ -149,6 +149,8 @@ export function pushRuns(stores: Stores, projectId: string, runs: RunPush[]): Pr
         status: p.status,
         crossmap_file: p.crossmap_file ?? null,
         created_at: p.created_at === undefined ? (existing?.created_at ?? runTimestamp()) : p.created_at,
+        ...(p.issue_count === undefined ? {} : { issue_count: p.issue_count }),
+        ...(p.error === undefined ? {} : { error: p.error }),
       };
       if (existing && sameFields(existing, run)) {
         note(summary, index, { id: run.id, result: "unchanged" });

@@ -1,0 +1,88 @@
+// One measured step of the vocabulary benchmark, run in its own process so that peak RSS and
+// open-to-first-lookup belong to that step alone. Prints one JSON line. Driven by bench/vocab.ts.
+import { closeSync, createReadStream, openSync, readSync } from "node:fs";
+import { join } from "node:path";
+import Papa from "papaparse";
+import { detectForm, parseConfig } from "../src/vocab/athena-files.js";
+import { buildVocabulary } from "../src/vocab/build.js";
+import { openVocabulary } from "../src/vocab/lmdb-bridge.js";
+
+const [mode, a, b] = process.argv.slice(2);
+const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
+
+/** papaparse over the same files with the same settings, rows counted and dropped: the baseline. */
+async function parseOnly(dir: string): Promise<number> {
+  let rows = 0;
+  for (const name of ["CONCEPT.csv", "CONCEPT_RELATIONSHIP.csv"]) {
+    const file = join(dir, name);
+    await new Promise<void>((resolve, reject) =>
+      Papa.parse<string[]>(createReadStream(file, { highWaterMark: 1 << 20 }), {
+        ...parseConfig(detectForm(file)),
+        chunk: (r) => {
+          rows += r.data.length;
+        },
+        complete: () => resolve(),
+        error: reject,
+      }),
+    );
+  }
+  return rows;
+}
+
+function readSample(dir: string, n: number): { id: number; vocab: string; code: string }[] {
+  const fd = openSync(join(dir, "CONCEPT.csv"), "r");
+  const buf = Buffer.alloc(32 << 20);
+  const got = readSync(fd, buf, 0, buf.length, 0);
+  closeSync(fd);
+  const lines = buf
+    .toString("utf8", 0, got)
+    .split("\n")
+    .slice(1, n + 1);
+  lines.pop(); // possibly cut short
+  return lines.map((l) => {
+    const f = l.split("\t");
+    return { id: Number(f[0]), vocab: f[3]!, code: f[6]! };
+  });
+}
+
+function lookups(dir: string, source: string): Record<string, number> {
+  const t0 = performance.now();
+  const bridge = openVocabulary(dir);
+  bridge.getConcept(0);
+  const openMs = performance.now() - t0;
+  // Real ids and codes to look up: the first 100k rows of CONCEPT.csv (scrambled order), shuffled again.
+  const sample = readSample(source, 100_000);
+  for (let i = sample.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [sample[i], sample[j]] = [sample[j]!, sample[i]!];
+  }
+  const rate = (fn: (s: (typeof sample)[number]) => unknown) => {
+    for (const s of sample) fn(s); // warm
+    const n = 1_000_000;
+    let sink = 0;
+    const t = performance.now();
+    for (let i = 0; i < n; i++) if (fn(sample[i % sample.length]!)) sink++;
+    const perSec = n / ((performance.now() - t) / 1000);
+    return sink >= 0 ? Math.round(perSec) : 0;
+  };
+  return {
+    open_to_first_lookup_ms: Math.round(openMs * 100) / 100,
+    getConcept_per_s: rate((s) => bridge.getConcept(s.id)),
+    lookupCode_per_s: rate((s) => bridge.lookupCode(s.vocab, s.code)),
+    mapConcept_per_s: rate((s) => bridge.mapConcept(s.id)),
+    standardConcept_per_s: rate((s) => bridge.standardConcept(s.vocab, s.code)),
+  };
+}
+
+let out: Record<string, unknown>;
+const t = performance.now();
+if (mode === "parse") out = { rows: await parseOnly(a!) };
+else if (mode === "build") {
+  const r = await buildVocabulary({ sourceDir: a!, outDir: b! });
+  out = { concepts: r.info.concepts, relationships: r.info.relationships, malformed: r.malformedRows };
+} else if (mode === "lookup") out = lookups(b!, a!);
+else throw new Error(`unknown mode ${mode}`);
+const cpu = process.cpuUsage(); // all threads of the process, the build's worker included
+const cpuMs = Math.round((cpu.user + cpu.system) / 1000);
+const ms = Math.round(performance.now() - t);
+process.stdout.write(`${JSON.stringify({ ...out, ms, cpu_ms: cpuMs, peak_rss_mb: peakRssMb() })}\n`);

@@ -1,0 +1,80 @@
+// Cross-mapping: stateless and project-tracked map calls, run history, and the list of built-in crossmaps.
+import { type CrossMapDeps, mapAndRecord, mapRequest, resolveCrossmap } from "../handlers/cross-mapping.js";
+import { presentRun } from "../present.js";
+import { type AnyRoute, defineRoute } from "../route.js";
+import {
+  crossMapBody,
+  crossMapResponse,
+  crossmapListResponse,
+  historyQuery,
+  runHistoryResponse,
+} from "../schemas.js";
+
+export const DEFAULT_MAX_RECORDS = 10_000;
+
+const base = "/api/v1/cross-mapping";
+const tag = "cross-mapping";
+
+export const crossMappingRoutes = (deps: CrossMapDeps): AnyRoute[] => [
+  defineRoute({
+    method: "get",
+    path: base,
+    summary: "List the available crossmap definitions",
+    tag,
+    access: "any",
+    response: crossmapListResponse,
+    errors: [401],
+    handle: () => {
+      const crossmaps = deps.crossmaps.list().map((e) => ({
+        source: e.source,
+        target: e.target,
+        file: e.file,
+        entity_map: e.entity_map,
+        field_count: e.field_count,
+      }));
+      return { body: { crossmaps, total: crossmaps.length } };
+    },
+  }),
+  defineRoute({
+    method: "post",
+    path: `${base}/map`,
+    summary: "Map records from one standard to another; nothing is recorded",
+    description: `Results are in input order, one per record; values that cannot be mapped are reported in \`issues\`. At most ${deps.maxRecords} records per call.`,
+    tag,
+    access: "any",
+    body: crossMapBody,
+    response: crossMapResponse,
+    records: true,
+    errors: [401, 404, 413, 422],
+    handle: ({ body }) => ({ body: mapRequest(body, resolveCrossmap(body, deps)) }),
+  }),
+  defineRoute({
+    method: "post",
+    path: `${base}/projects/:project_id/map`,
+    summary: "Map records and record the run in the project's history",
+    description: "The run is committed before the response is sent; the response carries its `run_id`.",
+    tag,
+    access: "write",
+    body: crossMapBody,
+    response: crossMapResponse,
+    records: true,
+    errors: [401, 403, 404, 413, 422, 500],
+    handle: async ({ body, params, stores }) => ({
+      body: await mapAndRecord(stores, params.project_id!, body, deps),
+    }),
+  }),
+  defineRoute({
+    method: "get",
+    path: `${base}/projects/:project_id`,
+    summary: "The project's cross-mapping runs, newest first",
+    tag,
+    access: "read",
+    query: historyQuery,
+    response: runHistoryResponse,
+    errors: [401, 403, 404, 422],
+    handle: ({ params, stores, query }) => {
+      const { runs, total } = stores.runs.list(params.project_id!, query);
+      return { body: { runs: runs.map(presentRun), total } };
+    },
+  }),
+];

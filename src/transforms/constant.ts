@@ -1,0 +1,21 @@
+// constant: writes a fixed value from config whenever the source field is present. It lets a crossmap say
+// "this element exists only when that field does" (a unit's code system next to a unit, a status implied
+// by an end date) without conditional logic in the engine.
+import { z } from "zod";
+import type { TransformDefinition } from "./types.js";
+
+const config = z.object({ value: z.unknown() }).strict();
+
+export const constant: TransformDefinition<z.infer<typeof config>> = {
+  config,
+  description: "Writes config `value` whenever the source field is present (absent source: nothing).",
+  create: (cfg) => {
+    if (cfg.value === undefined || cfg.value === null || cfg.value === "") {
+      throw new Error("constant needs a non-empty `value`");
+    }
+    // Shared object values are handed out as copies so no two outputs alias each other.
+    const json = typeof cfg.value === "object" ? JSON.stringify(cfg.value) : undefined;
+    const value = cfg.value;
+    return json === undefined ? () => value : () => JSON.parse(json);
+  },
+};

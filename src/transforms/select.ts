@@ -1,0 +1,59 @@
+// select: picks one element out of a list by matching fields (the extension with a given url, the coding
+// of a given system), reads a path inside it and optionally looks the result up in a mapping. It also runs
+// when the list is absent, so `default` can fill a target that must always be present.
+import { z } from "zod";
+import type { Getter } from "../crossmap/paths.js";
+import { describeValue, scalarKey } from "./describe.js";
+import { fail, type TransformDefinition } from "./types.js";
+
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+
+const config = z
+  .object({
+    /** Field -> value every picked element must have, e.g. {system: "http://loinc.org"}. Empty: the first. */
+    where: z.record(z.string(), scalar).optional(),
+    /** Path inside the picked element, e.g. `extension[0].valueCoding.code`. Default: the element itself. */
+    get: z.string().min(1).optional(),
+    /** Lookup of the picked value (string keys, as value_map); explicit null = deliberately unmapped. */
+    mapping: z.record(z.string(), z.unknown()).optional(),
+    /** Written when nothing is picked, or the picked value is not in `mapping`. */
+    default: z.unknown().optional(),
+  })
+  .strict();
+
+const absent = (v: unknown): boolean => v === undefined || v === null || v === "";
+
+export const select: TransformDefinition<z.infer<typeof config>> = {
+  config,
+  acceptsAbsent: true,
+  description:
+    "The first list element matching `where`, the value at `get` inside it, looked up in `mapping`; else `default`.",
+  create: (cfg, ctx) => {
+    const where = Object.entries(cfg.where ?? {}).map(
+      ([k, want]) => [ctx.compileRelativePath(k), String(want)] as const,
+    );
+    const get: Getter | undefined = cfg.get ? ctx.compileRelativePath(cfg.get) : undefined;
+    const mapping = cfg.mapping ? new Map(Object.entries(cfg.mapping)) : undefined;
+    const fallback = cfg.default;
+    const orDefault = () => (fallback === undefined ? undefined : fallback);
+    return (v) => {
+      if (absent(v)) return orDefault();
+      const list: unknown[] = Array.isArray(v) ? v : [v];
+      const picked = list.find(
+        (el) =>
+          el !== null &&
+          typeof el === "object" &&
+          where.every(([g, want]) => scalarKey(g(el as Record<string, unknown>)) === want),
+      );
+      if (picked === undefined) return orDefault();
+      const value = get ? get(picked as Record<string, unknown>) : picked;
+      if (absent(value)) return orDefault();
+      if (!mapping) return value;
+      const key = scalarKey(value);
+      if (key !== undefined && mapping.has(key)) return mapping.get(key) ?? undefined;
+      return fallback !== undefined
+        ? fallback
+        : fail("unmapped_value", `${describeValue(value)} is not in the mapping`);
+    };
+  },
+};

@@ -1,0 +1,121 @@
+// vocabulary_reverse_lookup: a code and its code system -> the OMOP concept, for FHIR -> OMOP and
+// HL7 v2 -> OMOP mappings. The system comes from config (a FHIR URI, HL7 v2 name or vocabulary_id),
+// from another source field, or from the value itself when it is a FHIR Coding or CodeableConcept.
+import { z } from "zod";
+import type { SourceRecord } from "../crossmap/types.js";
+import type { Concept, VocabularyBridge } from "../vocab/bridge.js";
+import { vocabularyForSystem } from "../vocab/systems.js";
+import { describeValue, scalarKey } from "./describe.js";
+import { fail, type Getter, type TransformDefinition, Unmappable } from "./types.js";
+
+const config = z
+  .object({
+    /** The code system of every value: a FHIR system URI, an HL7 v2 coding system name or a vocabulary_id. */
+    system: z.string().min(1).optional(),
+    /** A source path holding the code system of each record, e.g. `code.coding[0].system` or `DG1.3.3`. */
+    system_field: z.string().min(1).optional(),
+    /** `concept_id` (default), `concept_code`, `concept_name`, `vocabulary_id`. */
+    output: z.enum(["concept_id", "concept_code", "concept_name", "vocabulary_id"]).optional(),
+    /**
+     * true (default): follow "Maps to" to the standard concept (for `*_concept_id` fields);
+     * false: the concept of the code itself (for `*_source_concept_id` fields).
+     */
+    standard: z.boolean().optional(),
+  })
+  .strict()
+  .refine((c) => !(c.system && c.system_field), { message: "give system or system_field, not both" });
+type Config = z.infer<typeof config>;
+
+interface Coded {
+  system: unknown;
+  code: unknown;
+}
+
+export const vocabularyReverseLookup: TransformDefinition<Config> = {
+  config,
+  description:
+    "A code with its system (URI, HL7 v2 name or vocabulary_id; or a FHIR Coding/CodeableConcept) -> the standard OMOP concept id.",
+  create: (cfg, ctx) => {
+    const vocab = ctx.vocabulary;
+    if (!vocab) throw new Error("no vocabulary bridge configured: pass --vocab DIR");
+    // A fixed system is resolved once, so a typo fails the load rather than every record.
+    let fixedVocabulary: string | undefined;
+    if (cfg.system) {
+      fixedVocabulary = vocabularyForSystem(cfg.system);
+      if (!fixedVocabulary) throw new Error(`unknown code system "${cfg.system}"`);
+    }
+    const systemOf: Getter | undefined = cfg.system_field
+      ? ctx.compileSourcePath(cfg.system_field)
+      : undefined;
+    const resolve = resolver(vocab, cfg.standard ?? true);
+    const render = renderer(cfg.output ?? "concept_id");
+    return (value: unknown, record: SourceRecord) => {
+      const candidates: Coded[] = fixedVocabulary
+        ? [{ system: fixedVocabulary, code: value }]
+        : systemOf
+          ? [{ system: systemOf(record), code: value }]
+          : codingsOf(value);
+      if (candidates.length === 0) {
+        return fail(
+          "invalid_value",
+          `${describeValue(value)} is not a Coding or CodeableConcept, and no system is configured`,
+        );
+      }
+      // A CodeableConcept may carry several codings; the first that resolves wins, else the first failure.
+      let firstFailure: Unmappable | undefined;
+      for (const c of candidates) {
+        const r = resolve(c);
+        if (!(r instanceof Unmappable)) return render(r);
+        firstFailure ??= r;
+      }
+      return firstFailure;
+    };
+  },
+};
+
+function resolver(vocab: VocabularyBridge, standard: boolean): (c: Coded) => Concept | Unmappable {
+  return ({ system, code }) => {
+    const codeKey = scalarKey(code);
+    if (codeKey === undefined || codeKey === "")
+      return fail("invalid_value", `${describeValue(code)} is not a code`);
+    if (typeof system !== "string" || system === "")
+      return fail("missing_value", `code ${JSON.stringify(codeKey)} has no code system`);
+    const vocabularyId = vocabularyForSystem(system);
+    if (!vocabularyId) return fail("unmapped_value", `unknown code system ${JSON.stringify(system)}`);
+    const concept = standard
+      ? vocab.standardConcept(vocabularyId, codeKey)
+      : vocab.lookupCode(vocabularyId, codeKey);
+    if (concept) return concept;
+    return fail(
+      "concept_not_found",
+      standard && vocab.lookupCode(vocabularyId, codeKey)
+        ? `${vocabularyId} code ${JSON.stringify(codeKey)} has no standard concept`
+        : `${vocabularyId} code ${JSON.stringify(codeKey)} is not in the vocabulary`,
+    );
+  };
+}
+
+function renderer(output: NonNullable<Config["output"]>): (c: Concept) => unknown {
+  switch (output) {
+    case "concept_id":
+      return (c) => c.concept_id;
+    case "concept_code":
+      return (c) => c.concept_code;
+    case "concept_name":
+      return (c) => c.concept_name;
+    case "vocabulary_id":
+      return (c) => c.vocabulary_id;
+  }
+}
+
+/** The codings of a FHIR Coding (`{system, code}`) or CodeableConcept (`{coding: [...]}`), else none. */
+function codingsOf(value: unknown): Coded[] {
+  if (value === null || typeof value !== "object") return [];
+  const v = value as { coding?: unknown; system?: unknown; code?: unknown };
+  if (Array.isArray(v.coding)) {
+    return v.coding
+      .filter((c): c is Coded => c !== null && typeof c === "object")
+      .map((c) => ({ system: c.system, code: c.code }));
+  }
+  return "code" in v ? [{ system: v.system, code: v.code }] : [];
+}

@@ -1,0 +1,252 @@
+// External sort of (key, group, value) number triples by key, kept in typed arrays because a full Athena
+// download has tens of millions of relationship rows: an object per row would cost gigabytes and GC time.
+// The merge hands out one grouped value (see layout.forEachGroup) per key. Used for relationships
+// (concept_id_1, relationship index, concept_id_2) and codes (code hash, preference rank, concept_id).
+import { closeSync, openSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { RunReader } from "./run-files.js";
+
+const RECORD = 10; // u32 key, u16 group, u32 value
+
+export class GroupSorter {
+  private readonly chunkSize: number;
+  private c1: Uint32Array;
+  private rel: Uint16Array;
+  private c2: Uint32Array;
+  private n = 0;
+  private readonly runs: string[] = [];
+
+  constructor(
+    private readonly dir: string,
+    private readonly name: string,
+    chunkSize: number,
+  ) {
+    this.chunkSize = Math.max(1, chunkSize);
+    this.c1 = new Uint32Array(Math.min(this.chunkSize, 1 << 16));
+    this.rel = new Uint16Array(this.c1.length);
+    this.c2 = new Uint32Array(this.c1.length);
+  }
+
+  add(c1: number, rel: number, c2: number): void {
+    if (this.n === this.c1.length) this.grow();
+    this.c1[this.n] = c1;
+    this.rel[this.n] = rel;
+    this.c2[this.n] = c2;
+    this.n++;
+    if (this.n >= this.chunkSize) this.spill();
+  }
+
+  private grow(): void {
+    const size = Math.min(this.chunkSize, this.c1.length * 2);
+    const c1 = new Uint32Array(size);
+    const rel = new Uint16Array(size);
+    const c2 = new Uint32Array(size);
+    c1.set(this.c1);
+    rel.set(this.rel);
+    c2.set(this.c2);
+    this.c1 = c1;
+    this.rel = rel;
+    this.c2 = c2;
+  }
+
+  /**
+   * Row indexes of the current chunk in key order, ties in input order: an LSD radix sort on the two
+   * 16-bit halves of the key. Linear, stable and comparator-free, so millions of rows sort in tens of ms.
+   */
+  private sortedOrder(): Uint32Array {
+    const n = this.n;
+    const keys = this.c1;
+    let from = new Uint32Array(n);
+    for (let i = 0; i < n; i++) from[i] = i;
+    let to = new Uint32Array(n);
+    const counts = new Uint32Array(65537);
+    for (const shift of [0, 16]) {
+      counts.fill(0);
+      for (let i = 0; i < n; i++) counts[((keys[i]! >>> shift) & 0xffff) + 1]!++;
+      for (let b = 1; b <= 65536; b++) counts[b]! += counts[b - 1]!;
+      for (let i = 0; i < n; i++) {
+        const row = from[i]!;
+        to[counts[(keys[row]! >>> shift) & 0xffff]!++] = row;
+      }
+      [from, to] = [to, from];
+    }
+    return from;
+  }
+
+  // One buffer and one write per run: per-field writer calls were a measurable share of a large build.
+  private spill(): void {
+    const order = this.sortedOrder();
+    const buf = Buffer.allocUnsafe(order.length * RECORD);
+    let at = 0;
+    for (const i of order) {
+      buf.writeUInt32LE(this.c1[i]!, at);
+      buf.writeUInt16LE(this.rel[i]!, at + 4);
+      buf.writeUInt32LE(this.c2[i]!, at + 6);
+      at += RECORD;
+    }
+    const path = join(this.dir, `${this.name}-${this.runs.length}.run`);
+    const fd = openSync(path, "w");
+    try {
+      for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off);
+    } finally {
+      closeSync(fd);
+    }
+    this.runs.push(path);
+    this.n = 0;
+  }
+
+  /** Spills what is left and hands over the run files (for a merge in another thread). */
+  finish(): string[] {
+    if (this.n > 0) this.spill();
+    return [...this.runs];
+  }
+
+  /**
+   * Calls `put(key, value)` once per key in ascending order, where value holds every (group, value) pair
+   * of the key that `keep` accepts, grouped by ascending group, values in input order. Each value is a
+   * fresh buffer.
+   */
+  forEachKey(put: (key: number, value: Buffer) => void, keep?: Keep): void {
+    if (this.runs.length > 0 && this.n > 0) this.spill();
+    const out = new GroupEncoder(put, keep);
+    if (this.runs.length === 0) {
+      for (const i of this.sortedOrder()) out.add(this.c1[i]!, this.rel[i]!, this.c2[i]!);
+    } else {
+      mergeRuns(this.runs, out);
+    }
+    out.end();
+  }
+
+  /** forEachKey over run files written by `finish()` of a sorter elsewhere (e.g. a worker thread). */
+  static forEachKeyOfRuns(runs: string[], put: (key: number, value: Buffer) => void, keep?: Keep): void {
+    const out = new GroupEncoder(put, keep);
+    mergeRuns(runs, out);
+    out.end();
+  }
+}
+
+/** Decides per (key, group, value) triple whether it goes into the index. */
+export type Keep = (key: number, group: number, value: number) => boolean;
+
+// A merge specialised to three numbers per record: no per-record objects, ties to the earlier run.
+function mergeRuns(runs: string[], out: GroupEncoder): void {
+  const readers = runs.map((p) => new RunReader(p));
+  const k = readers.length;
+  const c1 = new Float64Array(k);
+  const rel = new Uint16Array(k);
+  const c2 = new Uint32Array(k);
+  const heap: number[] = [];
+  const less = (a: number, b: number) => c1[a]! < c1[b]! || (c1[a] === c1[b] && a < b);
+  const load = (r: number): boolean => {
+    const rd = readers[r]!;
+    if (!rd.has(RECORD)) return false;
+    c1[r] = rd.u32();
+    rel[r] = rd.u16();
+    c2[r] = rd.u32();
+    return true;
+  };
+  const siftDown = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      let m = i;
+      if (l < heap.length && less(heap[l]!, heap[m]!)) m = l;
+      if (l + 1 < heap.length && less(heap[l + 1]!, heap[m]!)) m = l + 1;
+      if (m === i) return;
+      const t = heap[i]!;
+      heap[i] = heap[m]!;
+      heap[m] = t;
+      i = m;
+    }
+  };
+  for (let r = 0; r < k; r++) if (load(r)) heap.push(r);
+  for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(i);
+  try {
+    while (heap.length > 0) {
+      const r = heap[0]!;
+      out.add(c1[r]!, rel[r]!, c2[r]!);
+      if (!load(r)) {
+        const last = heap.pop()!;
+        if (heap.length > 0) heap[0] = last;
+      }
+      siftDown(0);
+    }
+  } finally {
+    for (const rd of readers) rd.close();
+  }
+}
+
+/** Collects the (group, value) pairs of one key and encodes them grouped. */
+class GroupEncoder {
+  private c1 = -1;
+  private rels: number[] = [];
+  private c2s: number[] = [];
+  // Values are carved out of large slabs: one allocation per ~1 MB instead of one per concept.
+  private slab = Buffer.allocUnsafe(1 << 20);
+  private slabAt = 0;
+
+  constructor(
+    private readonly put: (c1: number, value: Buffer) => void,
+    private readonly keep?: Keep,
+  ) {}
+
+  add(c1: number, rel: number, c2: number): void {
+    if (this.keep && !this.keep(c1, rel, c2)) return;
+    if (c1 !== this.c1) {
+      this.end();
+      this.c1 = c1;
+    }
+    this.rels.push(rel);
+    this.c2s.push(c2);
+  }
+
+  end(): void {
+    const n = this.rels.length;
+    if (this.c1 < 0 || n === 0) return;
+    const { rels, c2s } = this;
+    let order: number[] | undefined;
+    for (let i = 1; i < n; i++) {
+      if (rels[i]! < rels[i - 1]!) {
+        order = Array.from({ length: n }, (_, j) => j).sort((a, b) => rels[a]! - rels[b]! || a - b);
+        break;
+      }
+    }
+    let groups = 0;
+    for (let i = 0; i < n; i++) {
+      if (i === 0 || rels[order ? order[i]! : i] !== rels[order ? order[i - 1]! : i - 1]) groups++;
+    }
+    const value = this.take(groups * 6 + n * 4);
+    let at = 0;
+    let countAt = 0;
+    let count = 0;
+    let current = -1;
+    for (let j = 0; j < n; j++) {
+      const i = order ? order[j]! : j;
+      if (rels[i] !== current) {
+        if (current >= 0) value.writeUInt32LE(count, countAt);
+        current = rels[i]!;
+        value.writeUInt16LE(current, at);
+        countAt = at + 2;
+        at += 6;
+        count = 0;
+      }
+      value.writeUInt32LE(c2s[i]!, at);
+      at += 4;
+      count++;
+    }
+    value.writeUInt32LE(count, countAt);
+    this.put(this.c1, value);
+    this.rels = [];
+    this.c2s = [];
+    this.c1 = -1;
+  }
+
+  private take(size: number): Buffer {
+    if (size > this.slab.length - this.slabAt) {
+      this.slab = Buffer.allocUnsafe(Math.max(1 << 20, size));
+      this.slabAt = 0;
+    }
+    const out = this.slab.subarray(this.slabAt, this.slabAt + size);
+    this.slabAt += size;
+    return out;
+  }
+}

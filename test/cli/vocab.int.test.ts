@@ -1,0 +1,192 @@
+// `crossmap vocab ...` as a user runs it: real processes over real index directories.
+import { spawnSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CONCEPTS, tempDir, writeAthena } from "../vocab/fixtures.js";
+
+const BIN = resolve("bin/crossmap.js");
+const tmp = tempDir("crossmap-cli-vocab-");
+const index = join(tmp.path, "sample-index");
+
+function crossmap(...args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8" });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(() => {
+  const r = crossmap("vocab", "build", "vocab", "--out", index);
+  if (r.code !== 0) throw new Error(`sample build failed: ${r.stderr}`);
+});
+afterAll(() => tmp.remove());
+
+describe("crossmap vocab build", () => {
+  it("builds the shipped sample and says what it loaded, as JSON", () => {
+    const out = join(tmp.path, "again");
+    const r = crossmap("vocab", "build", "vocab", "--out", out);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(""); // no progress bar when stderr is not a terminal
+    const summary = JSON.parse(r.stdout);
+    expect(summary).toMatchObject({
+      index: out,
+      concepts: 447,
+      relationships: 872,
+      malformed_rows: 0,
+      files: {
+        "CONCEPT.csv": { rows: 447, loaded: 447 },
+        "CONCEPT_RELATIONSHIP.csv": { rows: 872, loaded: 872 },
+      },
+    });
+  });
+
+  it("reports malformed rows as file:line on stderr, exits 1, and keeps every good row", () => {
+    const src = join(tmp.path, "bad-src");
+    mkdirSync(src);
+    writeAthena(src, [...CONCEPTS.slice(0, 1), ["12x", "bad"], ...CONCEPTS.slice(1)], []);
+    const out = join(tmp.path, "bad-index");
+    const r = crossmap("vocab", "build", src, "--out", out);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`crossmap: ${join(src, "CONCEPT.csv")}:3: expected 10 fields, found 2\n`);
+    expect(JSON.parse(r.stdout)).toMatchObject({ concepts: CONCEPTS.length, malformed_rows: 1 });
+    const look = crossmap("vocab", "lookup", "2000000001", "--vocab", out);
+    expect(JSON.parse(look.stdout).concept_code).toBe("DM-2");
+  });
+
+  it("exits 2 with a message when the source has no CONCEPT.csv", () => {
+    const r = crossmap("vocab", "build", tmp.path, "--out", join(tmp.path, "none"));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`crossmap: ${tmp.path} has no CONCEPT.csv\n`);
+  });
+});
+
+describe("crossmap vocab lookup", () => {
+  it("prints concept 201826 as JSON", () => {
+    const r = crossmap("vocab", "lookup", "201826", "--vocab", index);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      `${JSON.stringify(
+        {
+          concept_id: 201826,
+          concept_name: "Type 2 diabetes mellitus",
+          domain_id: "Condition",
+          vocabulary_id: "SNOMED",
+          concept_class_id: "Clinical Finding",
+          standard_concept: "S",
+          concept_code: "44054006",
+          valid_start_date: "2002-01-31",
+          valid_end_date: "2099-12-31",
+          invalid_reason: null,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  });
+
+  it("resolves a source code to its standard concept, by vocabulary or by FHIR system", () => {
+    const byVocabulary = crossmap(
+      "vocab",
+      "lookup",
+      "--code",
+      "E11.9",
+      "--vocabulary",
+      "ICD10CM",
+      "--standard",
+      "--vocab",
+      index,
+    );
+    expect(JSON.parse(byVocabulary.stdout).concept_id).toBe(201826);
+    const bySystem = crossmap(
+      "vocab",
+      "lookup",
+      "--code",
+      "E11.9",
+      "--system",
+      "http://hl7.org/fhir/sid/icd-10-cm",
+      "--standard",
+      "--as",
+      "codeable-concept",
+      "--vocab",
+      index,
+    );
+    expect(JSON.parse(bySystem.stdout)).toEqual({
+      coding: [{ system: "http://snomed.info/sct", code: "44054006", display: "Type 2 diabetes mellitus" }],
+      text: "Type 2 diabetes mellitus",
+    });
+  });
+
+  it("maps to another vocabulary with --to", () => {
+    const r = crossmap("vocab", "lookup", "201826", "--to", "ICD10CM", "--vocab", index);
+    expect(JSON.parse(r.stdout).map((c: { concept_code: string }) => c.concept_code)).toEqual(["E11.9"]);
+  });
+
+  it("exits 1 with a message, and prints nothing, for an unknown concept", () => {
+    const r = crossmap("vocab", "lookup", "99", "--vocab", index);
+    expect(r).toEqual({ code: 1, stdout: "", stderr: `crossmap: concept 99 not found in ${index}\n` });
+  });
+
+  it("exits 2 when the index directory holds no index", () => {
+    const r = crossmap("vocab", "lookup", "201826", "--vocab", tmp.path);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `crossmap: ${tmp.path} holds no vocabulary index (expected vocab.mdb); build one with \`crossmap vocab build\`\n`,
+    );
+  });
+});
+
+describe("crossmap vocab crosswalk and stats", () => {
+  it("streams a crosswalk as CSV", () => {
+    const r = crossmap("vocab", "crosswalk", "ICD10CM", "SNOMED", "--vocab", index);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      "source_concept_id,source_vocabulary_id,source_code,source_name,relationship_id,target_concept_id,target_vocabulary_id,target_code,target_name\n" +
+        "1567956,ICD10CM,E11.9,Type 2 diabetes mellitus without complications,Maps to,201826,SNOMED,44054006,Type 2 diabetes mellitus\n",
+    );
+  });
+
+  it("streams a crosswalk as NDJSON", () => {
+    const r = crossmap("vocab", "crosswalk", "ICD10CM", "SNOMED", "--format", "ndjson", "--vocab", index);
+    const lines = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      source: { concept_id: 1567956 },
+      relationship_id: "Maps to",
+      target: { concept_id: 201826 },
+    });
+  });
+
+  it("refuses an unknown output format with exit 2", () => {
+    const r = crossmap("vocab", "crosswalk", "ICD10CM", "SNOMED", "--format", "xml", "--vocab", index);
+    expect(r).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: 'crossmap: --format must be csv or ndjson, not "xml"\n',
+    });
+  });
+
+  it("builds only the vocabularies asked for", () => {
+    const out = join(tmp.path, "gender-only");
+    const r = crossmap("vocab", "build", "vocab", "--out", out, "--vocabularies", "Gender,Race");
+    expect(JSON.parse(r.stdout)).toMatchObject({ concepts: 9, relationships: 0 });
+    const stats = JSON.parse(crossmap("vocab", "stats", "--vocab", out).stdout);
+    expect(stats.vocabulary_filter).toEqual(["Gender", "Race"]);
+    expect(Object.keys(stats.vocabularies)).toEqual(["Gender", "Race"]);
+  });
+
+  it("prints the index statistics as JSON", () => {
+    const r = crossmap("vocab", "stats", "--vocab", index);
+    const stats = JSON.parse(r.stdout);
+    expect(stats).toMatchObject({
+      index_dir: index,
+      layout: 1,
+      source_form: "athena-tab",
+      concepts: 447,
+      relationships: 872,
+      relationship_ids: ["Maps to", "Mapped from"],
+    });
+    expect(stats.vocabularies.SNOMED).toEqual({ concepts: 178, version: null, name: null });
+  });
+});

@@ -1,0 +1,156 @@
+// The built-in FHIR -> OMOP crossmap against the six Synthea sample Bundles: every row fits the CDM v5.4
+// field list, primary keys are unique, and every person_id / visit_occurrence_id resolves to a row made
+// from a Patient / Encounter of the same Bundle in the same run.
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { BUILTIN_DIR } from "../../src/crossmap/catalog.js";
+import type { Crossmap } from "../../src/crossmap/crossmap.js";
+import { loadCrossmapFile } from "../../src/crossmap/load.js";
+import type { MappingIssue } from "../../src/crossmap/types.js";
+import { sampleBundles } from "../support/fhir-samples.js";
+import { omopRowProblems } from "../support/omop-rows.js";
+
+const PRIMARY_KEY: Record<string, string> = {
+  person: "person_id",
+  visit_occurrence: "visit_occurrence_id",
+  condition_occurrence: "condition_occurrence_id",
+  drug_exposure: "drug_exposure_id",
+  measurement: "measurement_id",
+  procedure_occurrence: "procedure_occurrence_id",
+  observation: "observation_id",
+};
+
+interface Row {
+  table: string;
+  row: Record<string, unknown>;
+  from: string;
+}
+
+let cm: Crossmap;
+const rows: Row[] = [];
+const issues: MappingIssue[] = [];
+const problems: string[] = [];
+
+beforeAll(async () => {
+  cm = await loadCrossmapFile(join(BUILTIN_DIR, "fhir_r4-to-omop_cdm_v5.4.yaml"));
+  for (const bundle of sampleBundles()) {
+    const made: Row[] = [];
+    for (const r of bundle.resources) {
+      if (!cm.hasEntity(r.resourceType)) continue;
+      const from = `${bundle.file} ${r.resourceType}/${r.id}`;
+      const { value, issues: found } = cm.mapper(r.resourceType).map(r, from);
+      issues.push(...found);
+      made.push({ table: cm.targetEntity(r.resourceType), row: value, from });
+    }
+    // References resolve within the Bundle they came from.
+    const persons = new Set(made.filter((m) => m.table === "person").map((m) => m.row.person_id));
+    const visits = new Set(
+      made.filter((m) => m.table === "visit_occurrence").map((m) => m.row.visit_occurrence_id),
+    );
+    for (const m of made) {
+      if (!persons.has(m.row.person_id))
+        problems.push(`${m.from}: person_id ${m.row.person_id} matches no Patient`);
+      if (
+        m.table !== "visit_occurrence" &&
+        "visit_occurrence_id" in m.row &&
+        !visits.has(m.row.visit_occurrence_id)
+      )
+        problems.push(`${m.from}: visit_occurrence_id ${m.row.visit_occurrence_id} matches no Encounter`);
+    }
+    rows.push(...made);
+  }
+});
+
+describe("FHIR R4 -> OMOP CDM v5.4 on the Synthea sample Bundles", () => {
+  it("maps every Patient, Encounter, Condition, MedicationRequest, Immunization, Observation and Procedure", () => {
+    const byTable: Record<string, number> = {};
+    for (const r of rows) byTable[r.table] = (byTable[r.table] ?? 0) + 1;
+    // 6 + 43 + 24 + (9 MedicationRequest + 37 Immunization) + 250 + 13 resources in the six Bundles
+    expect(byTable).toEqual({
+      person: 6,
+      visit_occurrence: 43,
+      condition_occurrence: 24,
+      drug_exposure: 46,
+      measurement: 250,
+      procedure_occurrence: 13,
+    });
+  });
+  it("makes rows that fit the CDM v5.4 field list: known columns, required ones present, right types", () => {
+    const bad = rows.flatMap((r) => omopRowProblems(r.table, r.row).map((p) => `${r.from}: ${p}`));
+    expect(bad.slice(0, 10)).toEqual([]);
+    expect(issues.slice(0, 10)).toEqual([]);
+  });
+  it("resolves every person_id and visit_occurrence_id to a row of the same run", () => {
+    expect(problems.slice(0, 10)).toEqual([]);
+    expect(
+      rows.filter(
+        (r) =>
+          r.table !== "person" &&
+          (typeof r.row.person_id === "number" || typeof r.row.person_id === "bigint"),
+      ).length,
+    ).toBe(376);
+  });
+  it("gives every row a unique primary key", () => {
+    const seen = new Set<string>();
+    for (const r of rows) {
+      const key = `${r.table}:${r.row[PRIMARY_KEY[r.table] as string]}`;
+      expect(seen.has(key), key).toBe(false);
+      seen.add(key);
+    }
+  });
+  it("maps a Synthea Patient to the person row a reader would expect", () => {
+    const person = rows.find((r) => r.from.endsWith("Patient/4e8ed886-fd5f-40bb-8feb-f339b04d853a"));
+    expect(person?.row).toEqual({
+      person_id: 3198808480235023718n,
+      person_source_value: "4e8ed886-fd5f-40bb-8feb-f339b04d853a",
+      gender_concept_id: 8507,
+      gender_source_value: "male",
+      year_of_birth: 1993,
+      month_of_birth: 6,
+      day_of_birth: 7,
+      race_concept_id: 0,
+      ethnicity_concept_id: 38003564,
+    });
+  });
+
+  it("maps a MedicationStatement and an AllergyIntolerance (absent from the samples) to valid rows", () => {
+    const statement = cm.mapper("MedicationStatement").map({
+      resourceType: "MedicationStatement",
+      id: "ms-1",
+      status: "active",
+      medicationCodeableConcept: {
+        coding: [{ system: "http://www.nlm.nih.gov/research/umls/rxnorm", code: "197361" }],
+      },
+      subject: { reference: "Patient/12" },
+      effectivePeriod: { start: "2020-01-02T08:00:00+01:00" },
+      dosage: [{ text: "1 tablet daily" }],
+    });
+    expect(statement).toEqual({
+      value: {
+        drug_type_concept_id: 32865,
+        drug_concept_id: 0,
+        drug_source_concept_id: 0,
+        drug_exposure_id: statement.value.drug_exposure_id,
+        person_id: 12,
+        drug_exposure_start_date: "2020-01-02",
+        drug_exposure_start_datetime: "2020-01-02 08:00:00",
+        drug_exposure_end_date: "2020-01-02",
+        drug_exposure_end_datetime: "2020-01-02 08:00:00",
+        drug_source_value: "197361",
+        sig: "1 tablet daily",
+      },
+      issues: [],
+    });
+    expect(omopRowProblems("drug_exposure", statement.value)).toEqual([]);
+    const allergy = cm.mapper("AllergyIntolerance").map({
+      resourceType: "AllergyIntolerance",
+      id: "a-1",
+      patient: { reference: "urn:uuid:4e8ed886-fd5f-40bb-8feb-f339b04d853a" },
+      code: { coding: [{ system: "http://snomed.info/sct", code: "91935009" }] },
+      recordedDate: "2019-03-01",
+    });
+    expect(allergy.issues).toEqual([]);
+    expect(allergy.value.person_id).toBe(3198808480235023718n);
+    expect(omopRowProblems("observation", allergy.value)).toEqual([]);
+  });
+});

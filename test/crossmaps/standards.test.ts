@@ -1,0 +1,100 @@
+// The standard definitions in crossmaps/standards/ and the built-in crossmaps agree: every source field a
+// crossmap reads and every target element it writes exists in the standard it claims, so a typo such as
+// `visit_occurence` or `Encounter.clas` fails here instead of silently mapping nothing.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import Papa from "papaparse";
+import { describe, expect, it } from "vitest";
+import { BUILTIN_DIR, listBuiltinCrossmaps } from "../../src/crossmap/catalog.js";
+import { loadCrossmapFile } from "../../src/crossmap/load.js";
+import { loadStandard } from "../../src/crossmap/standards.js";
+import { SAMPLES_DIR } from "../support/omop.js";
+
+const head = (path: string): string => path.split(/[.[]/)[0] ?? path;
+
+/** Source fields read on purpose although the standard's entity lacks them, with the reason. */
+const EXTRA_SOURCE_FIELDS = new Set([
+  // person -> Patient.deceasedDateTime when the caller joins DEATH onto PERSON (documented in the crossmap).
+  "omop_cdm_v5.4:person.death_datetime",
+  "omop_cdm_v5.4:person.death_date",
+]);
+
+describe("standard definitions", () => {
+  it("has OMOP CDM v5.4 exactly as the reference CSV lists it", () => {
+    const csv = join(SAMPLES_DIR, "..", "reference", "omop", "OMOP_CDMv5.4_Field_Level.csv");
+    const rows = Papa.parse<Record<string, string>>(readFileSync(csv, "utf8").replace(/^\uFEFF/, ""), {
+      header: true,
+      skipEmptyLines: true,
+    }).data;
+    const omop = loadStandard("omop_cdm_v5.4");
+    const fields = Object.entries(omop?.entities ?? {}).flatMap(([t, e]) =>
+      e.fields.map((f) => ({ t, ...f })),
+    );
+    expect(fields.length).toBe(rows.length);
+    expect(fields.find((f) => f.t === "person" && f.name === "person_id")).toEqual({
+      t: "person",
+      name: "person_id",
+      required: true,
+      type: "integer",
+    });
+    expect(fields.find((f) => f.t === "measurement" && f.name === "value_as_number")).toMatchObject({
+      required: false,
+      type: "float",
+    });
+  });
+
+  it("has the FHIR resources and openEHR classes the crossmaps target", () => {
+    expect(Object.keys(loadStandard("fhir_r4")?.entities ?? {}).sort()).toEqual([
+      "AllergyIntolerance",
+      "Condition",
+      "DiagnosticReport",
+      "Encounter",
+      "Immunization",
+      "MedicationRequest",
+      "MedicationStatement",
+      "Observation",
+      "Patient",
+      "Procedure",
+    ]);
+    const observation = loadStandard("fhir_r4")?.entities.Observation?.fields ?? [];
+    expect(observation.find((f) => f.name === "status")).toEqual({
+      name: "status",
+      required: true,
+      type: "code",
+    });
+    expect(observation.find((f) => f.name === "valueQuantity")).toEqual({
+      name: "valueQuantity",
+      type: "Quantity",
+    });
+    expect(Object.keys(loadStandard("openehr_1.0.4")?.entities ?? {})).toEqual([
+      "PERSON",
+      "COMPOSITION",
+      "EVALUATION",
+      "OBSERVATION",
+      "INSTRUCTION",
+      "ACTION",
+    ]);
+  });
+
+  for (const entry of listBuiltinCrossmaps().filter((e) => !e.source.startsWith("hl7v2"))) {
+    it(`${entry.file} reads and writes only fields its standards define`, async () => {
+      const cm = await loadCrossmapFile(join(BUILTIN_DIR, entry.file));
+      const source = loadStandard(cm.source);
+      const target = loadStandard(cm.target);
+      expect(source && target).toBeTruthy();
+      const unknown: string[] = [];
+      for (const f of cm.fieldMappings()) {
+        const srcFields = new Set(source?.entities[f.sourceEntity]?.fields.map((x) => x.name));
+        if (srcFields.size === 0) unknown.push(`source entity ${f.sourceEntity}`);
+        for (const s of [...f.sources, ...f.reads]) {
+          const name = `${cm.source}:${f.sourceEntity}.${head(s)}`;
+          if (!srcFields.has(head(s)) && !EXTRA_SOURCE_FIELDS.has(name)) unknown.push(name);
+        }
+        const [entity, path] = [head(f.target), f.target.slice(f.target.indexOf(".") + 1)];
+        const tgtFields = new Set(target?.entities[entity]?.fields.map((x) => x.name));
+        if (!tgtFields.has(head(path))) unknown.push(`${cm.target}:${entity}.${head(path)}`);
+      }
+      expect([...new Set(unknown)]).toEqual([]);
+    });
+  }
+});

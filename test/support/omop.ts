@@ -1,0 +1,48 @@
+// Test support: the Synthea27Nj OMOP sample tables as records, the way a CSV reader hands them over
+// (every value a string; an empty cell is an absent field).
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import Papa from "papaparse";
+
+/**
+ * The team's shared sample folder: $CROSSMAP_SAMPLES, else the nearest `shared/samples` above the checkout
+ * (the main checkout and the worktrees sit at different depths below it).
+ */
+function findSamples(): string {
+  if (process.env.CROSSMAP_SAMPLES) return process.env.CROSSMAP_SAMPLES;
+  let dir = new URL("../..", import.meta.url).pathname;
+  for (;;) {
+    const candidate = join(dir, "shared", "samples");
+    if (existsSync(candidate)) return candidate;
+    const up = dirname(dir);
+    if (up === dir) throw new Error("shared/samples not found above the checkout; set CROSSMAP_SAMPLES");
+    dir = up;
+  }
+}
+
+export const SAMPLES_DIR = findSamples();
+export const OMOP_SAMPLE_DIR = join(SAMPLES_DIR, "omop", "synthea27nj_cdm54") + "/";
+
+const cache = new Map<string, Record<string, string>[]>();
+
+/** All rows of one sample table, e.g. omopRows("person") reads PERSON.csv. */
+export function omopRows(table: string): Record<string, string>[] {
+  const hit = cache.get(table);
+  if (hit) return hit;
+  const text = readFileSync(`${OMOP_SAMPLE_DIR}${table.toUpperCase()}.csv`, "utf8");
+  const parsed = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: true });
+  const rows = parsed.data.map((row) => {
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(row)) if (v !== "") out[k] = v;
+    return out;
+  });
+  cache.set(table, rows);
+  return rows;
+}
+
+/** Every string reachable in a JSON value, with its path, for "nothing empty, nothing null" checks. */
+export function* leaves(v: unknown, path = ""): Generator<[string, unknown]> {
+  if (v !== null && typeof v === "object") {
+    for (const [k, x] of Object.entries(v)) yield* leaves(x, path ? `${path}.${k}` : k);
+  } else yield [path, v];
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { idPart, stableInteger } from "../../src/transforms/stable-id.js";
+import { transformer } from "../helpers.js";
+
+const UUID = "4e8ed886-fd5f-40bb-8feb-f339b04d853a";
+
+describe("integer_id", () => {
+  const t = transformer("integer_id");
+  it("gives an id and every reference form of it the same integer", () => {
+    const id = t(UUID).out;
+    expect(typeof id).toBe("bigint");
+    expect(t(`urn:uuid:${UUID}`).out).toBe(id);
+    expect(t(`Patient/${UUID}`).out).toBe(id);
+    expect(t(`http://example.org/fhir/Patient/${UUID}/_history/3`).out).toBe(id);
+  });
+  it("is a pinned function of the id (SHA-256, first 8 bytes, mod 2^bits-1, plus 1), 63 bits by default", () => {
+    expect(t(UUID).out).toBe(stableInteger(UUID));
+    expect(stableInteger("abc")).toBe(4213142463398924268n);
+    expect(stableInteger("abc", 31)).toBe(66190701);
+  });
+  it("keeps decimal ids that fit, so OMOP ids survive a round trip through FHIR", () => {
+    expect(t("12345").out).toBe(12345);
+    expect(t("Patient/7").out).toBe(7);
+    expect(t(42).out).toBe(42);
+    expect(t("1741351032930224901").out).toBe(1741351032930224901n);
+    // beyond 2^bits-1 or not canonical (leading zero): hashed into range instead
+    const big = transformer("integer_id", { bits: 31 })("3000000000").out as number;
+    expect(big).not.toBe(3000000000);
+    expect(big).toBeGreaterThan(0);
+    expect(big).toBeLessThan(2 ** 31);
+    expect(t("007").out).not.toBe(7);
+  });
+  it("stays within 1 .. 2^bits-1 for the configured width", () => {
+    const t16 = transformer("integer_id", { bits: 16 });
+    for (let i = 0; i < 200; i++) {
+      const n = t16(`id-${i}`).out as number;
+      expect(n).toBeGreaterThanOrEqual(1);
+      expect(n).toBeLessThanOrEqual(65535);
+    }
+  });
+  it("reports a value with no id part", () => {
+    expect(t("Patient/").issues[0]?.code).toBe("invalid_value");
+    expect(t({ reference: "x" }).issues[0]?.code).toBe("invalid_value");
+  });
+  it("finds the id part of ids and references", () => {
+    expect(idPart("urn:uuid:abc")).toBe("abc");
+    expect(idPart("Encounter/e1")).toBe("e1");
+    expect(idPart("plain")).toBe("plain");
+  });
+});
