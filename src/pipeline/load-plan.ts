@@ -6,6 +6,7 @@ import { loadCrossmapFile } from "../crossmap/load.js";
 import { AppError } from "../errors.js";
 import { builtinTransforms } from "../transforms/builtins.js";
 import { loadTransformModule } from "../transforms/custom.js";
+import { openVocabulary } from "../vocab/lmdb-bridge.js";
 import { composePlan, type MappingPlan } from "./plan.js";
 
 export interface PlanSpec {
@@ -84,16 +85,12 @@ export async function loadPlan(spec: PlanSpec): Promise<MappingPlan> {
     transforms = transforms.extend();
     await loadTransformModule(spec.transforms, transforms);
   }
-  if (spec.vocab) {
-    // Seam for the vocabulary index (src/vocab): until it can be opened here, say so instead of ignoring it.
-    throw new AppError(
-      400,
-      "usage",
-      `--vocab ${spec.vocab}: reading a vocabulary index is not available in this build yet`,
-    );
-  }
+  // Read-only and memory-mapped: every thread opens its own handle on the same index, for the process's life.
+  const vocabulary = spec.vocab ? openVocabulary(spec.vocab) : undefined;
   const legs = [];
-  for (const file of spec.crossmaps) legs.push(await loadCrossmapFile(file, { transforms }));
+  for (const file of spec.crossmaps) {
+    legs.push(await loadCrossmapFile(file, vocabulary ? { transforms, vocabulary } : { transforms }));
+  }
   const plan = composePlan(legs);
   if ((spec.from && spec.from !== plan.source) || (spec.to && spec.to !== plan.target)) {
     throw new AppError(
