@@ -130,13 +130,12 @@ export function startMixed(options: {
   return {
     // Room for the workers' batches plus the ones mapped here while the oldest is still out.
     capacity: options.workers * 4,
-    submit(batch) {
+    async submit(batch) {
+      // Replies from workers are only seen when the event loop turns, and the reader cuts many batches
+      // from one read without turning it: look once more before taking a batch that a worker could.
+      if (!pool.hasRoom()) await new Promise((resolve) => setImmediate(resolve));
       if (pool.hasRoom()) return pool.submit(batch);
-      try {
-        return Promise.resolve(mapBatch(batch));
-      } catch (err) {
-        return Promise.reject(err);
-      }
+      return mapBatch(batch);
     },
     close: () => pool.close(),
   };
