@@ -4,7 +4,7 @@
 // Prints a table and one JSON line. Usage: npx tsx bench/hl7v2.ts [messages]
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findBuiltinCrossmap } from "../src/crossmap/catalog.js";
 import { loadCrossmapFile } from "../src/crossmap/load.js";
@@ -14,7 +14,16 @@ import { fieldNames } from "../src/pipeline/hl7v2/names.js";
 import { splitMessages } from "../src/pipeline/hl7v2/split.js";
 
 const N = Number(process.argv[2] ?? 10_000);
-const samples = fileURLToPath(new URL("../../../shared/samples/hl7v2/", import.meta.url));
+/** ../shared/samples/hl7v2 of the checkout, found upwards (worktrees sit deeper than the main checkout). */
+const samples = ((): string => {
+  let dir = fileURLToPath(new URL("..", import.meta.url));
+  for (;;) {
+    const candidate = join(dir, "shared", "samples", "hl7v2");
+    if (existsSync(candidate)) return `${candidate}/`;
+    if (dirname(dir) === dir) throw new Error("shared/samples/hl7v2 not found above the checkout");
+    dir = dirname(dir);
+  }
+})();
 if (!existsSync(samples)) throw new Error(`no samples at ${samples}`);
 const messages = readdirSync(samples)
   .filter((f) => f.endsWith(".hl7"))

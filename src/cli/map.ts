@@ -63,7 +63,7 @@ export function registerMap(program: Command): void {
     )
     .option(
       "--workers <n>",
-      "worker threads mapping in parallel (1: map on the main thread)",
+      "threads that map in parallel: the main thread and N-1 worker threads",
       parseWorkers,
       availableParallelism(),
     )

@@ -85,11 +85,11 @@ export async function loadPlan(spec: PlanSpec): Promise<MappingPlan> {
     transforms = transforms.extend();
     await loadTransformModule(spec.transforms, transforms);
   }
-  // Each thread opens the index itself: read-only and memory-mapped, so workers share the pages.
+  // Read-only and memory-mapped: every thread opens its own handle on the same index, for the process's life.
   const vocabulary = spec.vocab ? openVocabulary(spec.vocab) : undefined;
   const legs = [];
   for (const file of spec.crossmaps) {
-    legs.push(await loadCrossmapFile(file, { transforms, ...(vocabulary ? { vocabulary } : {}) }));
+    legs.push(await loadCrossmapFile(file, vocabulary ? { transforms, vocabulary } : { transforms }));
   }
   const plan = composePlan(legs);
   if ((spec.from && spec.from !== plan.source) || (spec.to && spec.to !== plan.target)) {

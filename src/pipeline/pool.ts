@@ -13,6 +13,11 @@ export interface BatchProcessor {
   close(): Promise<void>;
 }
 
+/** A worker pool also says whether a worker could take a batch without queueing behind two others. */
+export interface WorkerPool extends BatchProcessor {
+  hasRoom(): boolean;
+}
+
 /** --workers 1: map on this thread; reading and writing still overlap through the event loop. */
 export function inProcess(mapBatch: BatchMapper): BatchProcessor {
   return {
@@ -31,11 +36,7 @@ interface Slot {
  * Starts `count` workers (compiled JS from dist). Batches can be submitted at once: they wait in each
  * worker's port while it compiles its plan, so reading overlaps the workers' start-up (~0.15 s).
  */
-export function startWorkerPool(options: {
-  count: number;
-  init: WorkerInit;
-  workerUrl?: URL;
-}): BatchProcessor {
+export function startWorkerPool(options: { count: number; init: WorkerInit; workerUrl?: URL }): WorkerPool {
   const url = options.workerUrl ?? new URL("./worker.js", import.meta.url);
   const slots: Slot[] = [];
   let nextId = 0;
@@ -81,6 +82,7 @@ export function startWorkerPool(options: {
 
   return {
     capacity: options.count * 2,
+    hasRoom: () => slots.some((s) => s.pending.size < 2),
     submit(batch) {
       if (failure) return Promise.reject(failure);
       let slot = slots[0]!;
@@ -103,5 +105,38 @@ export function startWorkerPool(options: {
       });
     },
     close,
+  };
+}
+
+/**
+ * --workers N on N cores: the main thread maps too, beside N-1 worker threads. Its own share of the work
+ * (reading, cutting, writing) is small, so a third busy thread on two cores would only take turns with
+ * the others; mapping here instead saves a worker's start-up, its heap (~30 MB) and the messages for
+ * the batches it keeps. Workers get first claim on each batch; the main thread maps a batch when every
+ * worker already has two.
+ */
+export function startMixed(options: {
+  workers: number;
+  mapBatch: BatchMapper;
+  init: WorkerInit;
+  workerUrl?: URL;
+}): BatchProcessor {
+  const pool = startWorkerPool({
+    count: options.workers - 1,
+    init: options.init,
+    workerUrl: options.workerUrl,
+  });
+  const { mapBatch } = options;
+  return {
+    // Room for the workers' batches plus the ones mapped here while the oldest is still out.
+    capacity: options.workers * 4,
+    async submit(batch) {
+      // Replies from workers are only seen when the event loop turns, and the reader cuts many batches
+      // from one read without turning it: look once more before taking a batch that a worker could.
+      if (!pool.hasRoom()) await new Promise((resolve) => setImmediate(resolve));
+      if (pool.hasRoom()) return pool.submit(batch);
+      return mapBatch(batch);
+    },
+    close: () => pool.close(),
   };
 }

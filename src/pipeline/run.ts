@@ -8,7 +8,7 @@ import { type InputPlan, readInput } from "./inputs.js";
 import { formatIssueLine, issueJsonLine } from "./issues.js";
 import type { PlanSpec } from "./load-plan.js";
 import type { MappingPlan } from "./plan.js";
-import { type BatchProcessor, inProcess, startWorkerPool } from "./pool.js";
+import { type BatchProcessor, inProcess, startMixed } from "./pool.js";
 import { createProgress } from "./progress.js";
 import { createBatchMapper } from "./stage.js";
 import { type RunSummary, SummaryCounter } from "./summary.js";
@@ -63,14 +63,12 @@ export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
   const sink = await openSink(options.output, options.stdout);
   let processor: BatchProcessor;
   try {
+    const mapBatch = createBatchMapper(options.plan, stage);
+    const init = { plan: options.planSpec, stage };
     processor =
-      options.workers > 1
-        ? startWorkerPool({
-            count: options.workers,
-            init: { plan: options.planSpec, stage },
-            workerUrl: options.workerUrl,
-          })
-        : inProcess(createBatchMapper(options.plan, stage));
+      options.workers === 1
+        ? inProcess(mapBatch)
+        : startMixed({ workers: options.workers, mapBatch, init, workerUrl: options.workerUrl });
   } catch (err) {
     await sink.abort().catch(() => {});
     errors?.destroy();

@@ -1,6 +1,6 @@
 // The 22 real ER7 messages of ../shared/samples/hl7v2 (microsoft/FHIR-Converter, MIT) through the built-in
 // HL7 v2.5.1 -> FHIR R4 crossmap: read without a crash, valid FHIR, references inside each Bundle.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { findBuiltinCrossmap } from "../../../src/crossmap/catalog.js";
@@ -8,14 +8,12 @@ import type { Crossmap } from "../../../src/crossmap/crossmap.js";
 import { loadCrossmapFile } from "../../../src/crossmap/load.js";
 import { type ConvertResult, convertText, Hl7v2Summary } from "../../../src/pipeline/hl7v2/index.js";
 import { fhirProblems } from "../../support/fhir.js";
+import { SAMPLES_DIR } from "../../support/omop.js";
 
-const DIR = join(import.meta.dirname, "../../../../../shared/samples/hl7v2");
-const here = existsSync(DIR);
-const files = here
-  ? readdirSync(DIR)
-      .filter((f) => f.endsWith(".hl7"))
-      .sort()
-  : [];
+const DIR = join(SAMPLES_DIR, "hl7v2");
+const files = readdirSync(DIR)
+  .filter((f) => f.endsWith(".hl7"))
+  .sort();
 const ACCEPTANCE = /^(ADT|LAB-ORU|VXU)/;
 
 type Entry = { fullUrl: string; resource: Record<string, unknown>; request?: unknown };
@@ -35,7 +33,7 @@ const references = (x: unknown): string[] =>
     .match(/"reference":"[^"]*"/g)
     ?.map((s) => s.slice(13, -1)) ?? [];
 
-describe.skipIf(!here)("the HL7 v2 samples", () => {
+describe("the HL7 v2 samples", () => {
   it("are all read, one Bundle per message, none malformed", () => {
     expect(files.length).toBe(22);
     for (const [f, rs] of results) {
