@@ -6,7 +6,6 @@ import { loadCrossmapFile } from "../crossmap/load.js";
 import { AppError } from "../errors.js";
 import { builtinTransforms } from "../transforms/builtins.js";
 import { loadTransformModule } from "../transforms/custom.js";
-import { openVocabulary } from "../vocab/lmdb-bridge.js";
 import { composePlan, type MappingPlan } from "./plan.js";
 
 export interface PlanSpec {
@@ -86,7 +85,10 @@ export async function loadPlan(spec: PlanSpec): Promise<MappingPlan> {
     await loadTransformModule(spec.transforms, transforms);
   }
   // Read-only and memory-mapped: every thread opens its own handle on the same index, for the process's life.
-  const vocabulary = spec.vocab ? openVocabulary(spec.vocab) : undefined;
+  // Imported only when asked for: loading lmdb costs each thread ~30 ms CPU, a worker's start-up included.
+  const vocabulary = spec.vocab
+    ? (await import("../vocab/lmdb-bridge.js")).openVocabulary(spec.vocab)
+    : undefined;
   const legs = [];
   for (const file of spec.crossmaps) {
     legs.push(await loadCrossmapFile(file, vocabulary ? { transforms, vocabulary } : { transforms }));

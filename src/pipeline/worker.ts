@@ -1,5 +1,5 @@
 // Worker thread entry: compiles the plan once, then parses, maps and serialises the batches it is sent.
-import { parentPort, workerData } from "node:worker_threads";
+import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { loadPlan, type PlanSpec } from "./load-plan.js";
 import { type BatchMapper, createBatchMapper, type StageOptions } from "./stage.js";
 import type { Batch } from "./types.js";
@@ -7,6 +7,11 @@ import type { Batch } from "./types.js";
 export interface WorkerInit {
   plan: PlanSpec;
   stage: StageOptions;
+}
+
+/** What a worker is started with: its init, and the port it sends results on. */
+export interface WorkerData extends WorkerInit {
+  results: MessagePort;
 }
 
 export type ToWorker = { id: number; batch: Batch };
@@ -19,7 +24,8 @@ export type FromWorker =
 const port = parentPort;
 const encoder = new TextEncoder();
 if (port) {
-  const init = workerData as WorkerInit;
+  const init = workerData as WorkerData;
+  const results = init.results;
   loadPlan(init.plan).then(
     (plan) => {
       const mapBatch = createBatchMapper(plan, init.stage);
@@ -39,7 +45,7 @@ if (port) {
         } catch (err) {
           reply = { kind: "error", id, message: (err as Error).stack ?? String(err) };
         }
-        port.postMessage(reply, transfer);
+        results.postMessage(reply, transfer);
       });
       port.postMessage({ kind: "ready" } satisfies FromWorker);
     },
