@@ -1,7 +1,7 @@
 // POST /api/v1/cross-mapping/map with 1,000-record requests against a real `crossmap serve`, next to
 // `crossmap map` (1 worker and default workers) on the same person records, in the same run.
 // Prints a table and one JSON line. Run: npm run build && npx tsx bench/cross-mapping-http.ts [--records 200000]
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";

@@ -1,7 +1,7 @@
 // Load benchmark of the review endpoints against a real `crossmap serve` child process: approve and
 // override requests/s and p50/p99 latency, next to GET /healthz on the same server in the same run.
 // Run: npm run build && npx tsx bench/review-load.ts [--seconds 5] [--connections 64] [--items 2000]
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
