@@ -11,6 +11,7 @@ import type { Readable, Writable } from "node:stream";
 import type { MappingIssue } from "../../crossmap/types.js";
 import { AppError } from "../../errors.js";
 import { stringifyJson } from "../json.js";
+import type { RunSummary } from "../summary.js";
 import { type BundleType, type SegmentMappers, segmentMappers } from "./bundle.js";
 import { type ConvertResult, convertMessage } from "./index.js";
 import type { MalformedMessage } from "./message.js";
@@ -46,21 +47,13 @@ export interface Hl7v2Issue {
   value?: unknown;
 }
 
-export interface Hl7v2RunSummary {
-  /** Segments read (of messages that could be parsed) and resources written. */
-  records_in: number;
-  records_out: number;
-  /** Segments of malformed messages, plus segments whose resource lacked a required field. */
-  records_failed: number;
-  /** Resources with at least one error issue. */
-  errors: number;
-  warnings: number;
-  /** Segments no crossmap entity maps, by segment type. */
-  skipped: Record<string, number>;
-  issues_by_code: Record<string, number>;
-  elapsed_ms: number;
-  records_per_s: number;
-  completed: boolean;
+/**
+ * The record pipeline's summary, read for HL7 v2: records are segments (of messages that could be parsed)
+ * in and resources out; failed counts segments of malformed messages and segments whose resource lacked a
+ * required field; errors counts resources with an error issue; skipped counts segments no crossmap entity
+ * maps, by segment type. Plus the message-level counts.
+ */
+export interface Hl7v2RunSummary extends RunSummary {
   messages: number;
   bundles: number;
   malformed_messages: MalformedMessage[];
