@@ -18,9 +18,9 @@ export interface RunSummary {
   completed: boolean;
 }
 
-export class SummaryCounter {
-  private readonly started = performance.now();
-  readonly summary: RunSummary = {
+/** A summary with nothing counted yet. */
+export function emptySummary(): RunSummary {
+  return {
     records_in: 0,
     records_out: 0,
     records_failed: 0,
@@ -32,6 +32,19 @@ export class SummaryCounter {
     records_per_s: 0,
     completed: false,
   };
+}
+
+/** Stamps completion, elapsed time since `started` (performance.now()) and the rate into `s`. */
+export function finishSummary<S extends RunSummary>(s: S, started: number, completed: boolean): S {
+  s.completed = completed;
+  s.elapsed_ms = Math.round(performance.now() - started);
+  s.records_per_s = s.elapsed_ms > 0 ? Math.round((s.records_in * 1000) / s.elapsed_ms) : s.records_in;
+  return s;
+}
+
+export class SummaryCounter {
+  private readonly started = performance.now();
+  readonly summary: RunSummary = emptySummary();
 
   add(result: BatchResult): void {
     const s = this.summary;
@@ -47,11 +60,7 @@ export class SummaryCounter {
   }
 
   finish(completed: boolean): RunSummary {
-    const s = this.summary;
-    s.completed = completed;
-    s.elapsed_ms = Math.round(performance.now() - this.started);
-    s.records_per_s = s.elapsed_ms > 0 ? Math.round((s.records_in * 1000) / s.elapsed_ms) : s.records_in;
-    return s;
+    return finishSummary(this.summary, this.started, completed);
   }
 }
 

@@ -11,7 +11,7 @@ import type { Readable, Writable } from "node:stream";
 import type { MappingIssue } from "../../crossmap/types.js";
 import { AppError } from "../../errors.js";
 import { stringifyJson } from "../json.js";
-import type { RunSummary } from "../summary.js";
+import { emptySummary, finishSummary, type RunSummary } from "../summary.js";
 import { type BundleType, type SegmentMappers, segmentMappers } from "./bundle.js";
 import { type ConvertResult, convertMessage } from "./index.js";
 import type { MalformedMessage } from "./message.js";
@@ -136,16 +136,7 @@ export async function runHl7v2(
   const mappers = segmentMappers(options.mappers);
   const files = await listHl7v2Inputs(options.inputs);
   const summary: Hl7v2RunSummary = {
-    records_in: 0,
-    records_out: 0,
-    records_failed: 0,
-    errors: 0,
-    warnings: 0,
-    skipped: {},
-    issues_by_code: {},
-    elapsed_ms: 0,
-    records_per_s: 0,
-    completed: false,
+    ...emptySummary(),
     messages: 0,
     bundles: 0,
     malformed_messages: [],
@@ -216,11 +207,6 @@ export async function runHl7v2(
   if (!errors && shown > maxLines) {
     options.stderr.write(`crossmap map: ${shown - maxLines} more issue(s) not shown; use --errors FILE\n`);
   }
-  summary.completed = fatal === undefined;
-  summary.elapsed_ms = Math.round(performance.now() - started);
-  summary.records_per_s =
-    summary.elapsed_ms > 0
-      ? Math.round((summary.records_in * 1000) / summary.elapsed_ms)
-      : summary.records_in;
+  finishSummary(summary, started, fatal === undefined);
   return fatal ? { summary, fatal } : { summary };
 }
