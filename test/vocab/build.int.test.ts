@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildVocabulary } from "../../src/vocab/build.js";
+import { codeHash } from "../../src/vocab/layout.js";
 import { openVocabulary } from "../../src/vocab/lmdb-bridge.js";
 import { CONCEPTS, RELATIONSHIPS, tempDir, writeAthena, writeCsvIso } from "./fixtures.js";
 
@@ -232,6 +233,44 @@ describe("vocab build", () => {
       );
     }
     expect(memory.bridge.lookupCode("SNOMED", "DUP")).toBeUndefined(); // the duplicate row lost to the first
+  });
+
+  it("tells apart two codes whose code hashes collide, in either order, and the standard one first", async () => {
+    // FNV-1a("SNOMED\0C639912") = FNV-1a("SNOMED\0C1923960") = 1075553350: one codes key, two entries.
+    expect(codeHash("SNOMED", "C639912")).toBe(codeHash("SNOMED", "C1923960"));
+    const d = workDir();
+    const row = (id: string, code: string, standard: string, invalid = "") => [
+      id,
+      `name ${id}`,
+      "Condition",
+      "SNOMED",
+      "X",
+      standard,
+      code,
+      "20000101",
+      "20991231",
+      invalid,
+    ];
+    writeAthena(
+      d.src,
+      [row("9002", "C1923960", ""), row("9001", "C639912", "S"), row("9003", "C639912", "", "D")],
+      [],
+    );
+    const { bridge } = await buildAndOpen(d.src, d.out);
+    expect(bridge.lookupCode("SNOMED", "C639912")?.concept_id).toBe(9001); // standard before invalid
+    expect(bridge.lookupCode("SNOMED", "C1923960")).toEqual({
+      concept_id: 9002,
+      concept_name: "name 9002",
+      domain_id: "Condition",
+      vocabulary_id: "SNOMED",
+      concept_class_id: "X",
+      standard_concept: null,
+      concept_code: "C1923960",
+      valid_start_date: "2000-01-01",
+      valid_end_date: "2099-12-31",
+      invalid_reason: null,
+    });
+    expect(bridge.lookupCode("LOINC", "C639912")).toBeUndefined();
   });
 
   it("replaces an earlier index atomically and refuses to replace anything else", async () => {
