@@ -7,6 +7,7 @@ import { AppError, type Problem } from "../errors.js";
 import { detectForm, readTable, type SourceForm } from "./athena-files.js";
 import { CONCEPT_COLUMNS, codeRank, indexColumns, RowFault, readConceptRow } from "./athena-rows.js";
 import { buildingDirFor, checkReplaceable, publish } from "./atomic-dir.js";
+import { CodeSorter } from "./code-runs.js";
 import { ConceptSorter } from "./concept-runs.js";
 import { GroupSorter } from "./group-sorter.js";
 import { IdSet } from "./id-set.js";
@@ -157,7 +158,7 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     const conceptCounts = emptyCounts();
     const perVocabulary = new Map<string, number>();
     const sorter = new ConceptSorter(runsDir, options.conceptChunk ?? 500_000);
-    const codeSorter = new GroupSorter(runsDir, "codes", options.conceptChunk ?? 500_000);
+    const codeSorter = new CodeSorter(runsDir, options.conceptChunk ?? 500_000);
     conceptCounts.rows = await readTable(conceptFile, form, {
       header(columns) {
         const col = indexColumns(conceptFile, columns, CONCEPT_COLUMNS);
@@ -168,8 +169,9 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
             conceptCounts.skipped++;
             return;
           }
-          sorter.add(c.concept_id, encodeConcept(c));
-          codeSorter.add(codeHash(c.vocabulary_id, c.concept_code), codeRank(c), c.concept_id);
+          const encoded = encodeConcept(c);
+          sorter.add(c.concept_id, encoded);
+          codeSorter.add(codeHash(c.vocabulary_id, c.concept_code), codeRank(c), c.concept_id, encoded);
           perVocabulary.set(c.vocabulary_id, (perVocabulary.get(c.vocabulary_id) ?? 0) + 1);
         };
       },
@@ -178,12 +180,17 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     });
     phase("concepts parsed");
 
-    // 2. concepts in id order (MDB_APPEND); the kept ids, sorted, are what relationships may point at.
+    // 2. concepts in id order, then codes in hash order (MDB_APPEND both); the kept ids, sorted, are
+    // what relationships may point at.
     let kept = new Uint32Array(1024);
     let keptCount = 0;
+    // The winning value of each duplicated concept_id: the losing rows' codes entries are left out.
+    const duplicated = new Map<number, string>();
+    let lastValue = "";
     for (const e of sorter.byId()) {
       if (keptCount > 0 && kept[keptCount - 1] === e.id) {
         // The first row of an id wins; the later one is counted, and uncounted from its vocabulary.
+        duplicated.set(e.id, lastValue);
         conceptCounts.duplicates++;
         const vocabulary = vocabularyOf(e.value);
         perVocabulary.set(vocabulary, (perVocabulary.get(vocabulary) ?? 1) - 1);
@@ -195,16 +202,19 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
         kept = bigger;
       }
       kept[keptCount++] = e.id;
+      lastValue = e.value;
       writer.put(concepts, e.id, e.value, true);
     }
     conceptCounts.loaded = keptCount;
-    // A duplicated concept_id also left a second codes entry; the reader checks each candidate against
-    // the concept it finds, so the stale one can never answer.
-    codeSorter.forEachKey((hash, value) => {
-      writer.put(codes, hash, value, true);
-    });
+    codeSorter.forEachKey(
+      (hash, value) => writer.put(codes, hash, value, true),
+      (id, value) => {
+        const winner = duplicated.get(id);
+        return winner === undefined || winner === value;
+      },
+    );
     writer.flush();
-    phase("concepts written");
+    phase("concepts and codes written");
     rmSync(runsDir, { recursive: true, force: true });
     const keptIds = new IdSet(kept.subarray(0, keptCount));
 

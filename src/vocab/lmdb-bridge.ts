@@ -10,6 +10,7 @@ import {
   DATA_FILE,
   DB,
   decodeConcept,
+  findCodeEntry,
   forEachGroup,
   type IndexInfo,
   isConceptId,
@@ -73,22 +74,10 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     if (typeof vocabularyId !== "string" || typeof code !== "string" || vocabularyId === "" || code === "") {
       return undefined;
     }
+    // One read: the concepts under this hash come with their values, in preference order (standard,
+    // classification, valid, invalid).
     const buf = this.codes.getBinaryFast(codeHash(vocabularyId, code));
-    if (!buf) return undefined;
-    if (buf.length === 10) {
-      // The usual case: one concept under this hash. Confirm it is the code asked for.
-      const c = this.getConcept(buf.readUInt32LE(6));
-      return c && c.concept_code === code && c.vocabulary_id === vocabularyId ? c : undefined;
-    }
-    // Candidates come in preference order (standard, classification, valid, invalid). Copy them out first:
-    // the next LMDB read reuses the buffer.
-    const candidates: number[] = [];
-    forEachGroup(buf, null, (id) => candidates.push(id));
-    for (const id of candidates) {
-      const c = this.getConcept(id);
-      if (c && c.concept_code === code && c.vocabulary_id === vocabularyId) return c;
-    }
-    return undefined;
+    return buf ? findCodeEntry(buf, vocabularyId, code) : undefined;
   }
 
   mapConcept(conceptId: number, options?: MapConceptOptions): Concept[] {
@@ -213,6 +202,22 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
       if (this.wantedCache.size < 64) this.wantedCache.set(cacheKey, set);
     }
     return set;
+  }
+}
+
+/** The layout version of the index in `dir`, or undefined when it holds none that can be read. */
+export function indexLayout(dir: string): number | undefined {
+  const file = join(dir, DATA_FILE);
+  if (!existsSync(file)) return undefined;
+  try {
+    const env = open({ path: file, noSubdir: true, readOnly: true, maxDbs: 8 });
+    try {
+      return env.openDB<IndexInfo, string>({ name: DB.meta }).get("info")?.layout;
+    } finally {
+      void env.close();
+    }
+  } catch {
+    return undefined;
   }
 }
 

@@ -181,7 +181,7 @@ describe("crossmap vocab crosswalk and stats", () => {
     const stats = JSON.parse(r.stdout);
     expect(stats).toMatchObject({
       index_dir: index,
-      layout: 1,
+      layout: 2,
       source_form: "athena-tab",
       concepts: 447,
       relationships: 872,

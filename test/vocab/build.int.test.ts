@@ -228,10 +228,15 @@ describe("vocab build", () => {
       expect(worker.bridge.mapConcept(id, { relationships: ["Maps to", "Is a"] })).toEqual(mapped);
     }
     for (let k = 0; k < 250; k++) {
-      expect(spilled.bridge.lookupCode("SNOMED", `K${k}`)).toEqual(
-        memory.bridge.lookupCode("SNOMED", `K${k}`),
-      );
+      for (const vocabulary of ["SNOMED", "ICD10CM"]) {
+        // rows i have code K(i % 250), odd rows SNOMED and even rows ICD10CM: odd codes are SNOMED's
+        const found = memory.bridge.lookupCode(vocabulary, `K${k}`);
+        expect(found?.concept_code).toBe((k % 2 === 1) === (vocabulary === "SNOMED") ? `K${k}` : undefined);
+        expect(spilled.bridge.lookupCode(vocabulary, `K${k}`)).toEqual(found);
+      }
     }
+    // ICD10CM K0 is rows 0 (id 1000) and 250 (id 1250, standard): the standard concept is preferred
+    expect(memory.bridge.lookupCode("ICD10CM", "K0")?.concept_id).toBe(1250);
     expect(memory.bridge.lookupCode("SNOMED", "DUP")).toBeUndefined(); // the duplicate row lost to the first
   });
 

@@ -1,8 +1,10 @@
 // The VocabularyBridge over real indexes: the shipped sample vocabulary and a small fixture.
 import { join, resolve } from "node:path";
+import { open } from "lmdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildVocabulary } from "../../src/vocab/build.js";
-import { type LmdbVocabularyBridge, openVocabulary } from "../../src/vocab/lmdb-bridge.js";
+import { DATA_FILE, DB, LAYOUT_VERSION } from "../../src/vocab/layout.js";
+import { indexLayout, type LmdbVocabularyBridge, openVocabulary } from "../../src/vocab/lmdb-bridge.js";
 import { tempDir, writeAthena } from "./fixtures.js";
 
 let sample: LmdbVocabularyBridge;
@@ -168,5 +170,20 @@ describe("lookups", () => {
     ]);
     const reverse = fixture.crosswalk("SNOMED", "Local");
     expect(reverse.next().value?.target.concept_code).toBe("DM-2");
+  });
+});
+
+describe("index layout versions", () => {
+  it("reads the layout of an index, and refuses one of another layout with a rebuild hint", async () => {
+    expect(indexLayout(join(tmp.path, "sample"))).toBe(LAYOUT_VERSION);
+    expect(indexLayout(join(tmp.path, "no-such-index"))).toBeUndefined();
+    const old = join(tmp.path, "layout-1");
+    const env = open({ path: join(old, DATA_FILE), noSubdir: true, maxDbs: 8 });
+    await env.openDB({ name: DB.meta }).put("info", { layout: 1 });
+    await env.close();
+    expect(indexLayout(old)).toBe(1);
+    expect(() => openVocabulary(old)).toThrow(
+      `${old} is not a vocabulary index of layout ${LAYOUT_VERSION}; rebuild it with \`crossmap vocab build\``,
+    );
   });
 });
