@@ -89,7 +89,7 @@ export function createApp(options: AppOptions): Koa {
       ? check(route.body, await (route.records ? readRecords : readBody)(ctx), "body")
       : undefined;
     if (problems.length > 0) throw new AppError(422, "validation_error", "Invalid request", problems);
-    if (params.project_id !== undefined && !stores.projects.get(params.project_id)) {
+    if (params.project_id !== undefined && !stores.projects.exists(params.project_id)) {
       throw projectNotFound(params.project_id);
     }
     const result = await route.handle({

@@ -155,4 +155,16 @@ describe("cached lookups", () => {
     for (const { key, secret } of made) expect(stores.keys.authenticate(secret)?.id).toBe(key.id);
     for (const { key, secret } of made.slice(0, 3)) expect(stores.keys.authenticate(secret)?.id).toBe(key.id);
   });
+
+  it("a project exists once created, also when created through another environment", async () => {
+    expect(stores.projects.exists("nope")).toBe(false);
+    const mine = await stores.write(() => stores.projects.create({ name: "a" }));
+    expect(stores.projects.exists(mine.id)).toBe(true);
+    expect(stores.projects.exists(mine.id)).toBe(true);
+    const other = openStores(dir);
+    const theirs = await other.write(() => other.projects.create({ name: "b" }));
+    await other.close();
+    expect(stores.projects.exists(theirs.id)).toBe(true);
+    expect(stores.projects.exists("nope")).toBe(false);
+  });
 });
