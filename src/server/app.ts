@@ -41,6 +41,14 @@ export const allRoutes = (): AnyRoute[] => [...projectRoutes(), ...reviewRoutes(
 
 export const DEFAULT_RECORD_BODY_LIMIT = 64 * 1024 * 1024;
 
+/** What Koa sends for a JSON body. */
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/** Objects and arrays that Koa itself would answer as JSON. */
+const isPlainJson = (body: unknown): boolean =>
+  Array.isArray(body) ||
+  (typeof body === "object" && body !== null && Object.getPrototypeOf(body) === Object.prototype);
+
 export function createApp(options: AppOptions): Koa {
   const { stores } = options;
   const log = options.log ?? silentLogger;
@@ -89,7 +97,7 @@ export function createApp(options: AppOptions): Koa {
       ? check(route.body, await (route.records ? readRecords : readBody)(ctx), "body")
       : undefined;
     if (problems.length > 0) throw new AppError(422, "validation_error", "Invalid request", problems);
-    if (params.project_id !== undefined && !stores.projects.get(params.project_id)) {
+    if (params.project_id !== undefined && !stores.projects.exists(params.project_id)) {
       throw projectNotFound(params.project_id);
     }
     const result = await route.handle({
@@ -101,12 +109,19 @@ export function createApp(options: AppOptions): Koa {
       stores,
     });
     ctx.status = result.status ?? route.status ?? 200;
-    if (route.records) {
-      // Records may hold bigint ids, which JSON.stringify refuses; write them digit for digit.
-      ctx.type = "application/json";
-      ctx.body = stringifyJson(result.body);
-    } else ctx.body = result.body;
-    if (result.version !== undefined) ctx.set("ETag", etagOf(result.version));
+    const out = result.body;
+    if (!route.records && !isPlainJson(out)) {
+      // Anything else (an extra route's string, buffer or stream) goes to Koa as it is.
+      ctx.body = out;
+      if (result.version !== undefined) ctx.set("ETag", etagOf(result.version));
+      return;
+    }
+    // JSON goes out as text with its type set directly: what Koa sends for an object, minus its MIME
+    // lookup per response. Headers keep Koa's order: Content-Type, ETag, then Content-Length.
+    ctx.res.setHeader("Content-Type", JSON_TYPE);
+    if (result.version !== undefined) ctx.res.setHeader("ETag", etagOf(result.version));
+    // Records may hold bigint ids, which JSON.stringify refuses; write them digit for digit.
+    ctx.body = route.records ? stringifyJson(out) : JSON.stringify(out);
   }
 
   app.use(requestLogger(log));

@@ -11,7 +11,17 @@ export const hashSecret = (secret: string): string => createHash("sha256").updat
 
 export const toPublicKey = ({ hash: _hash, ...rest }: ApiKeyRecord): PublicKey => rest;
 
+/** How many secrets `authenticate` remembers the key id of; beyond that it starts over. */
+export const KEY_ID_CACHE_SIZE = 1024;
+
 export class KeyStore {
+  /**
+   * secret -> key id, for secrets that have authenticated. Which key a secret belongs to never changes,
+   * so this skips the sha256 and the hash lookup; whether the key is still valid is read from LMDB on
+   * every call, so a revocation by any process (the CLI too) counts on the next request.
+   */
+  private readonly idBySecret = new Map<string, string>();
+
   constructor(
     private readonly byId: Database<ApiKeyRecord, string>,
     /** hash -> key id; a lookup per request must not scan. */
@@ -20,8 +30,14 @@ export class KeyStore {
 
   /** The key a secret belongs to, if it exists and is not revoked. */
   authenticate(secret: string): ApiKeyRecord | undefined {
-    const id = this.byHash.get(hashSecret(secret));
-    if (id === undefined) return undefined;
+    let id = this.idBySecret.get(secret);
+    if (id === undefined) {
+      id = this.byHash.get(hashSecret(secret));
+      if (id === undefined) return undefined;
+      // Only secrets that matched a key are kept, so random guesses cannot fill the map.
+      if (this.idBySecret.size >= KEY_ID_CACHE_SIZE) this.idBySecret.clear();
+      this.idBySecret.set(secret, id);
+    }
     const key = this.byId.get(id);
     return key && key.revoked_at === null ? key : undefined;
   }

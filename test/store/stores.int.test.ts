@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { hashSecret } from "../../src/store/api-keys.js";
+import { hashSecret, KEY_ID_CACHE_SIZE } from "../../src/store/api-keys.js";
 import { openStores, type Stores } from "../../src/store/env.js";
 import type { SchemaItem } from "../../src/store/types.js";
 
@@ -131,5 +131,40 @@ describe("keys", () => {
     expect(revoked?.revoked_at).not.toBeNull();
     expect(stores.keys.authenticate(secret)).toBeUndefined();
     expect(stores.keys.list()).toEqual([revoked]);
+  });
+});
+
+describe("cached lookups", () => {
+  it("a key revoked through another environment stops at once, though its id was remembered", async () => {
+    const { key, secret } = await stores.write(() => stores.keys.create("write", "p"));
+    expect(stores.keys.authenticate(secret)?.id).toBe(key.id);
+    // A second environment on the same directory stands in for the CLI in another process.
+    const other = openStores(dir);
+    await other.write(() => other.keys.revoke(key.id));
+    await other.close();
+    expect(stores.keys.authenticate(secret)).toBeUndefined();
+    const next = await stores.write(() => stores.keys.create("read", "p"));
+    expect(stores.keys.authenticate(next.secret)?.id).toBe(next.key.id);
+    expect(stores.keys.authenticate(`${next.secret}x`)).toBeUndefined();
+  });
+
+  it("keys keep working when more secrets have authenticated than are remembered", async () => {
+    const made = await stores.write(() =>
+      Array.from({ length: KEY_ID_CACHE_SIZE + 2 }, () => stores.keys.create("read", "p")),
+    );
+    for (const { key, secret } of made) expect(stores.keys.authenticate(secret)?.id).toBe(key.id);
+    for (const { key, secret } of made.slice(0, 3)) expect(stores.keys.authenticate(secret)?.id).toBe(key.id);
+  });
+
+  it("a project exists once created, also when created through another environment", async () => {
+    expect(stores.projects.exists("nope")).toBe(false);
+    const mine = await stores.write(() => stores.projects.create({ name: "a" }));
+    expect(stores.projects.exists(mine.id)).toBe(true);
+    expect(stores.projects.exists(mine.id)).toBe(true);
+    const other = openStores(dir);
+    const theirs = await other.write(() => other.projects.create({ name: "b" }));
+    await other.close();
+    expect(stores.projects.exists(theirs.id)).toBe(true);
+    expect(stores.projects.exists("nope")).toBe(false);
   });
 });
