@@ -2,6 +2,7 @@
 // promises; the caller awaits them in submission order, which is what keeps output in input order.
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import { AppError } from "../errors.js";
+import { debugPipeline, type ThreadStats } from "./debug.js";
 import type { BatchMapper } from "./stage.js";
 import type { Batch, BatchResult } from "./types.js";
 import type { FromWorker, ToWorker, WorkerData, WorkerInit } from "./worker.js";
@@ -11,6 +12,9 @@ export interface BatchProcessor {
   readonly capacity: number;
   submit(batch: Batch): Promise<BatchResult>;
   close(): Promise<void>;
+  /** CROSSMAP_DEBUG=pipeline: batches mapped on this thread, and each worker's stats (asked at close). */
+  readonly mainBatches?: number;
+  readonly workerStats?: ThreadStats[];
 }
 
 /** A worker pool also says whether a worker could take a batch without queueing behind two others. */
@@ -32,6 +36,7 @@ interface Slot {
   /** Where the worker's results arrive (see `drain`). */
   results: MessagePort;
   pending: Map<number, { resolve: (r: BatchResult) => void; reject: (e: Error) => void }>;
+  stats?: (s: ThreadStats) => void;
 }
 
 /**
@@ -45,6 +50,7 @@ export function startWorkerPool(options: { count: number; init: WorkerInit; work
   let failure: Error | undefined;
 
   const settle = (slot: Slot, msg: FromWorker) => {
+    if (msg.kind === "stats") slot.stats?.(msg.stats);
     if (msg.kind !== "result" && msg.kind !== "error") return;
     const p = slot.pending.get(msg.id);
     slot.pending.delete(msg.id);
@@ -102,7 +108,17 @@ export function startWorkerPool(options: { count: number; init: WorkerInit; work
     });
   }
 
+  const workerStats: ThreadStats[] = [];
   const close = async () => {
+    if (debugPipeline && failure === undefined) {
+      for (const s of slots) {
+        const stats = await new Promise<ThreadStats>((resolve) => {
+          s.stats = resolve;
+          s.worker.postMessage({ id: -1, stats: true } satisfies ToWorker);
+        });
+        workerStats.push(stats);
+      }
+    }
     await Promise.all(
       slots.map((s) => {
         s.results.close();
@@ -139,6 +155,7 @@ export function startWorkerPool(options: { count: number; init: WorkerInit; work
       });
     },
     close,
+    workerStats,
   };
 }
 
@@ -161,14 +178,20 @@ export function startMixed(options: {
     workerUrl: options.workerUrl,
   });
   const { mapBatch } = options;
+  let mainBatches = 0;
   return {
     // Room for the workers' batches plus the ones mapped here while the oldest is still out.
     capacity: options.workers * 4,
     async submit(batch) {
       // hasRoom() takes the workers' finished results first, so a worker that just finished gets this batch.
       if (pool.hasRoom()) return pool.submit(batch);
+      mainBatches++;
       return mapBatch(batch);
     },
     close: () => pool.close(),
+    get mainBatches() {
+      return mainBatches;
+    },
+    workerStats: pool.workerStats,
   };
 }

@@ -4,6 +4,7 @@
 import { once } from "node:events";
 import type { WriteStream } from "node:fs";
 import type { Readable, Writable } from "node:stream";
+import { debugPipeline, formatStats, otherThreadsCpuMs, threadStats } from "./debug.js";
 import { type InputPlan, readInput } from "./inputs.js";
 import { formatIssueLine, issueJsonLine } from "./issues.js";
 import type { PlanSpec } from "./load-plan.js";
@@ -131,6 +132,7 @@ export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
   if (completed) await sink.commit();
   else await sink.abort();
   const summary = counter.finish(completed);
+  if (debugPipeline) reportThreads(options.stderr, processor, summary.records_in);
   if (!errors && issueLines > maxIssueLines) {
     options.stderr.write(
       `crossmap map: ${issueLines - maxIssueLines} more issue(s) not shown; use --errors FILE\n`,
@@ -143,4 +145,23 @@ async function openSink(output: OutputTarget, stdout: Writable): Promise<OutputS
   if (output.kind === "file") return fileSink(output.path);
   if (output.kind === "dir") return dirSink(output.path);
   return streamSink(stdout);
+}
+
+/** CROSSMAP_DEBUG=pipeline: where the CPU went, per thread (the busiest bounds the speed-up). */
+function reportThreads(stderr: NodeJS.WriteStream, processor: BatchProcessor, records: number): void {
+  const main = threadStats(processor.mainBatches ?? 0);
+  const lines = [formatStats("main thread", main, records)];
+  let threads = main.cpuMs;
+  processor.workerStats?.forEach((s, i) => {
+    lines.push(formatStats(`worker ${i + 1}`, s, records));
+    threads += s.cpuMs;
+  });
+  const others = otherThreadsCpuMs([main.tid, ...(processor.workerStats ?? []).map((s) => s.tid)]);
+  lines.push(`other threads, ms each: ${others.join(" ")}`);
+  const usage = process.cpuUsage();
+  const totalMs = (usage.user + usage.system) / 1000;
+  lines.push(
+    `process: cpu ${(totalMs / 1000).toFixed(2)} s, of which other threads (GC, I/O) ${((totalMs - threads) / 1000).toFixed(2)} s`,
+  );
+  for (const l of lines) stderr.write(`crossmap debug: ${l}\n`);
 }

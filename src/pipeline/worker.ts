@@ -1,5 +1,6 @@
 // Worker thread entry: compiles the plan once, then parses, maps and serialises the batches it is sent.
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
+import { threadStats, type ThreadStats } from "./debug.js";
 import { loadPlan, type PlanSpec } from "./load-plan.js";
 import { type BatchMapper, createBatchMapper, type StageOptions } from "./stage.js";
 import type { Batch } from "./types.js";
@@ -14,12 +15,13 @@ export interface WorkerData extends WorkerInit {
   results: MessagePort;
 }
 
-export type ToWorker = { id: number; batch: Batch };
+export type ToWorker = { id: number; batch: Batch } | { id: number; stats: true };
 export type FromWorker =
   | { kind: "ready" }
   | { kind: "init_error"; message: string }
   | { kind: "result"; id: number; result: ReturnType<BatchMapper> }
-  | { kind: "error"; id: number; message: string };
+  | { kind: "error"; id: number; message: string }
+  | { kind: "stats"; id: number; stats: ThreadStats };
 
 const port = parentPort;
 const encoder = new TextEncoder();
@@ -29,7 +31,15 @@ if (port) {
   loadPlan(init.plan).then(
     (plan) => {
       const mapBatch = createBatchMapper(plan, init.stage);
-      port.on("message", ({ id, batch }: ToWorker) => {
+      let batches = 0;
+      port.on("message", (msg: ToWorker) => {
+        const id = msg.id;
+        if ("stats" in msg) {
+          results.postMessage({ kind: "stats", id, stats: threadStats(batches) } satisfies FromWorker);
+          return;
+        }
+        const batch = msg.batch;
+        batches++;
         const transfer: ArrayBuffer[] = [];
         let reply: FromWorker;
         try {

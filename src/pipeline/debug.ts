@@ -1,0 +1,61 @@
+// CROSSMAP_DEBUG=pipeline: per-thread CPU and event-loop use on stderr at the end of a run, because the
+// speed-up of many threads is bounded by the busiest one, which a process-wide CPU total cannot show.
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+
+export const debugPipeline = process.env.CROSSMAP_DEBUG?.includes("pipeline") ?? false;
+
+/** What one thread spent: CPU of this thread alone (Linux /proc), and event-loop utilisation. */
+export interface ThreadStats {
+  tid: number;
+  cpuMs: number;
+  elu: number;
+  batches: number;
+}
+
+/** CPU milliseconds of the calling thread (user + system), or -1 where /proc/thread-self is missing. */
+export function threadCpuMs(): number {
+  return taskCpuMs("/proc/thread-self/stat");
+}
+
+function taskCpuMs(path: string): number {
+  try {
+    const stat = readFileSync(path, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return -1;
+  }
+}
+
+function threadId(): number {
+  try {
+    return Number(readlinkSync("/proc/thread-self").split("/").pop());
+  } catch {
+    return -1;
+  }
+}
+
+/** CPU of every other thread of the process (V8's GC helpers, libuv's I/O pool), busiest first. */
+export function otherThreadsCpuMs(known: number[]): number[] {
+  try {
+    return readdirSync("/proc/self/task")
+      .map(Number)
+      .filter((tid) => !known.includes(tid))
+      .map((tid) => taskCpuMs(`/proc/self/task/${tid}/stat`))
+      .filter((ms) => ms > 0)
+      .sort((a, b) => b - a);
+  } catch {
+    return [];
+  }
+}
+
+export function threadStats(batches: number): ThreadStats {
+  return { tid: threadId(), cpuMs: threadCpuMs(), elu: performance.eventLoopUtilization().utilization, batches };
+}
+
+export function formatStats(label: string, s: ThreadStats, records: number): string {
+  const per1m = records > 0 ? ((s.cpuMs / records) * 1e6) / 1000 : 0;
+  return `${label}: cpu ${(s.cpuMs / 1000).toFixed(2)} s (${per1m.toFixed(2)} s/1M records), elu ${s.elu.toFixed(2)}, ${s.batches} batches`;
+}
