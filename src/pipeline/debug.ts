@@ -9,6 +9,10 @@ export const debugPipeline = process.env.CROSSMAP_DEBUG?.includes("pipeline") ??
 export interface ThreadStats {
   tid: number;
   cpuMs: number;
+  /** Time the thread was runnable but another thread or process had the core (schedstat). */
+  waitMs: number;
+  /** Time since the thread started. */
+  lifeMs: number;
   elu: number;
   batches: number;
 }
@@ -51,11 +55,31 @@ export function otherThreadsCpuMs(known: number[]): number[] {
   }
 }
 
+/** CPU and run-queue wait of the calling thread in ms, from /proc/thread-self/schedstat (ns precision). */
+function schedstat(): [number, number] {
+  try {
+    const [cpu, wait] = readFileSync("/proc/thread-self/schedstat", "utf8").split(" ");
+    return [Number(cpu) / 1e6, Number(wait) / 1e6];
+  } catch {
+    return [threadCpuMs(), 0];
+  }
+}
+
 export function threadStats(batches: number): ThreadStats {
-  return { tid: threadId(), cpuMs: threadCpuMs(), elu: performance.eventLoopUtilization().utilization, batches };
+  const [cpuMs, waitMs] = schedstat();
+  return {
+    tid: threadId(),
+    cpuMs,
+    waitMs,
+    lifeMs: performance.now(),
+    elu: performance.eventLoopUtilization().utilization,
+    batches,
+  };
 }
 
 export function formatStats(label: string, s: ThreadStats, records: number): string {
   const per1m = records > 0 ? ((s.cpuMs / records) * 1e6) / 1000 : 0;
-  return `${label}: cpu ${(s.cpuMs / 1000).toFixed(2)} s (${per1m.toFixed(2)} s/1M records), elu ${s.elu.toFixed(2)}, ${s.batches} batches`;
+  // What is left of the thread's life when it neither ran nor waited for a core: it had nothing to do.
+  const idle = s.lifeMs - s.cpuMs - s.waitMs;
+  return `${label}: cpu ${(s.cpuMs / 1000).toFixed(2)} s (${per1m.toFixed(2)} s/1M records), waited for a core ${(s.waitMs / 1000).toFixed(2)} s, idle ${(idle / 1000).toFixed(2)} s of ${(s.lifeMs / 1000).toFixed(2)} s, elu ${s.elu.toFixed(2)}, ${s.batches} batches`;
 }
