@@ -3,7 +3,7 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import { AppError } from "../errors.js";
 import { debugPipeline, type ThreadStats } from "./debug.js";
-import type { BatchMapper } from "./stage.js";
+import { type BatchMapper, encodeOutput } from "./stage.js";
 import type { Batch, BatchResult } from "./types.js";
 import type { FromWorker, ToWorker, WorkerData, WorkerInit } from "./worker.js";
 
@@ -194,7 +194,9 @@ export function startMixed(options: {
       // hasRoom() takes the workers' finished results first, so a worker that just finished gets this batch.
       if (pool.hasRoom()) return pool.submit(batch);
       mainBatches++;
-      return mapBatch(batch);
+      const result = mapBatch(batch);
+      encodeOutput(result);
+      return result;
     },
     close: () => pool.close(),
     get mainBatches() {

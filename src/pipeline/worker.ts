@@ -1,8 +1,8 @@
 // Worker thread entry: compiles the plan once, then parses, maps and serialises the batches it is sent.
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
-import { threadStats, type ThreadStats } from "./debug.js";
+import { type ThreadStats, threadStats } from "./debug.js";
 import { loadPlan, type PlanSpec } from "./load-plan.js";
-import { type BatchMapper, createBatchMapper, type StageOptions } from "./stage.js";
+import { type BatchMapper, createBatchMapper, encodeOutput, type StageOptions } from "./stage.js";
 import type { Batch } from "./types.js";
 
 export interface WorkerInit {
@@ -24,7 +24,6 @@ export type FromWorker =
   | { kind: "stats"; id: number; stats: ThreadStats };
 
 const port = parentPort;
-const encoder = new TextEncoder();
 if (port) {
   const init = workerData as WorkerData;
   const results = init.results;
@@ -40,17 +39,11 @@ if (port) {
         }
         const batch = msg.batch;
         batches++;
-        const transfer: ArrayBuffer[] = [];
+        let transfer: ArrayBuffer[] = [];
         let reply: FromWorker;
         try {
           const result = mapBatch(batch);
-          for (const [entity, text] of Object.entries(result.output)) {
-            if (typeof text !== "string") continue;
-            // TextEncoder gives each result its own buffer (Buffer.from may use a shared pool), so it can move.
-            const bytes = encoder.encode(text);
-            result.output[entity] = bytes;
-            transfer.push(bytes.buffer as ArrayBuffer);
-          }
+          transfer = encodeOutput(result);
           reply = { kind: "result", id, result };
         } catch (err) {
           reply = { kind: "error", id, message: (err as Error).stack ?? String(err) };
