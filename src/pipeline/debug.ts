@@ -11,7 +11,7 @@ export interface ThreadStats {
   cpuMs: number;
   /** Time the thread was runnable but another thread or process had the core (schedstat). */
   waitMs: number;
-  /** Time since the thread started. */
+  /** Time since the thread started (10 ms resolution). */
   lifeMs: number;
   elu: number;
   batches: number;
@@ -30,6 +30,18 @@ function taskCpuMs(path: string): number {
     return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return -1;
+  }
+}
+
+/** How long the calling thread has existed: now minus its start time, both from /proc (clock ticks). */
+function threadLifeMs(): number {
+  try {
+    const stat = readFileSync("/proc/thread-self/stat", "utf8");
+    // starttime is field 22 of stat(5), in clock ticks since boot; /proc/uptime is in seconds since boot.
+    const started = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]) * 10;
+    return Number(readFileSync("/proc/uptime", "utf8").split(" ")[0]) * 1000 - started;
+  } catch {
+    return performance.now();
   }
 }
 
@@ -71,7 +83,7 @@ export function threadStats(batches: number): ThreadStats {
     tid: threadId(),
     cpuMs,
     waitMs,
-    lifeMs: performance.now(),
+    lifeMs: threadLifeMs(),
     elu: performance.eventLoopUtilization().utilization,
     batches,
   };
