@@ -45,12 +45,14 @@ interface Slot {
   /** Where the worker's results arrive (see `drain`). */
   results: MessagePort;
   pending: Map<number, { resolve: (r: BatchResult) => void; reject: (e: Error) => void }>;
+  /** Set when the worker has compiled its plan; until then it is given no batches. */
+  ready: boolean;
   stats?: (s: ThreadStats) => void;
 }
 
 /**
- * Starts `count` workers (compiled JS from dist). Batches can be submitted at once: they wait in each
- * worker's port while it compiles its plan, so reading overlaps the workers' start-up (~0.15 s).
+ * Starts `count` workers (compiled JS from dist). A worker has room for batches only once it is ready:
+ * until then (~0.1-0.15 s, loading modules and compiling its plan) the main thread maps every batch.
  */
 export function startWorkerPool(options: { count: number; init: WorkerInit; workerUrl?: URL }): WorkerPool {
   const url = options.workerUrl ?? new URL("./worker.js", import.meta.url);
@@ -59,6 +61,10 @@ export function startWorkerPool(options: { count: number; init: WorkerInit; work
   let failure: Error | undefined;
 
   const settle = (slot: Slot, msg: FromWorker) => {
+    if (msg.kind === "ready") slot.ready = true;
+    if (msg.kind === "init_error") {
+      fail(slot, new AppError(500, "worker_error", `a worker could not start: ${msg.message}`));
+    }
     if (msg.kind === "stats") slot.stats?.(msg.stats);
     if (msg.kind !== "result" && msg.kind !== "error") return;
     const p = slot.pending.get(msg.id);
@@ -100,13 +106,8 @@ export function startWorkerPool(options: { count: number; init: WorkerInit; work
     const { port1: results, port2: resultsForWorker } = new MessageChannel();
     const workerData: WorkerData = { ...options.init, results: resultsForWorker };
     const worker = new Worker(url, { workerData, transferList: [resultsForWorker], resourceLimits });
-    const slot: Slot = { worker, results, pending: new Map() };
+    const slot: Slot = { worker, results, pending: new Map(), ready: false };
     slots.push(slot);
-    worker.on("message", (msg: FromWorker) => {
-      if (msg.kind === "init_error") {
-        fail(slot, new AppError(500, "worker_error", `a worker could not start: ${msg.message}`));
-      }
-    });
     results.on("message", (msg: FromWorker) => settle(slot, msg));
     worker.on("error", (err) => {
       fail(slot, new AppError(500, "worker_error", `a worker failed: ${err.stack ?? err.message}`));
@@ -140,12 +141,16 @@ export function startWorkerPool(options: { count: number; init: WorkerInit; work
     capacity: options.count * WORKER_QUEUE,
     hasRoom: () => {
       drain();
-      return slots.some((s) => s.pending.size < WORKER_QUEUE);
+      // A failed worker "has room" so that the next batch goes to submit(), which reports the failure.
+      return failure !== undefined || slots.some((s) => s.ready && s.pending.size < WORKER_QUEUE);
     },
     submit(batch) {
       if (failure) return Promise.reject(failure);
-      let slot = slots[0]!;
-      for (const s of slots) if (s.pending.size < slot.pending.size) slot = s;
+      let slot: Slot | undefined;
+      for (const s of slots)
+        if (s.ready && (slot === undefined || s.pending.size < slot.pending.size)) slot = s;
+      // Only hasRoom() decides that a batch goes to a worker; without a ready one, the first takes it.
+      slot ??= slots[0]!;
       const id = nextId++;
       let message: ToWorker = { id, batch };
       const transfer: ArrayBuffer[] = [];

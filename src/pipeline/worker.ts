@@ -50,12 +50,13 @@ if (port) {
         }
         results.postMessage(reply, transfer);
       });
-      port.postMessage({ kind: "ready" } satisfies FromWorker);
+      // On the results port, like results, so that the pool sees it without waiting for its event loop.
+      results.postMessage({ kind: "ready" } satisfies FromWorker);
     },
     (err: unknown) => {
       const message =
         err instanceof Error && "describe" in err ? (err as { describe(): string }).describe() : String(err);
-      port.postMessage({ kind: "init_error", message } satisfies FromWorker);
+      results.postMessage({ kind: "init_error", message } satisfies FromWorker);
     },
   );
 }
