@@ -43,7 +43,7 @@ export function registerDemo(program: Command): void {
       );
       // The same command a user would type, so the demo shows exactly what `map` does.
       const { buildProgram } = await import("./main.js");
-      await buildProgram().parseAsync(args, { from: "user" });
+      await (await buildProgram("map")).parseAsync(args, { from: "user" });
       const files = readdirSync(join(out, "fhir"))
         .filter((f) => f.endsWith(".ndjson"))
         .sort();

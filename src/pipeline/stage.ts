@@ -211,6 +211,27 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
   };
 }
 
+const encoder = new TextEncoder();
+
+/**
+ * Turns a result's output text into UTF-8 bytes, in place, and returns their buffers. Workers do it so
+ * the bytes can move to the main thread; the main thread does it for the batches it maps beside them,
+ * because a batch's output is a rope of one small string per record that would otherwise survive young
+ * collections while it waits its turn to be written (measured: 66 -> 23 MB copied by the main thread's
+ * scavenges per 1M person rows, their pauses ~245 -> ~155 ms).
+ */
+export function encodeOutput(result: BatchResult): ArrayBuffer[] {
+  const buffers: ArrayBuffer[] = [];
+  for (const [entity, text] of Object.entries(result.output)) {
+    if (typeof text !== "string") continue;
+    // TextEncoder gives each result its own buffer (Buffer.from may use a shared pool), so it can move.
+    const bytes = encoder.encode(text);
+    result.output[entity] = bytes;
+    buffers.push(bytes.buffer as ArrayBuffer);
+  }
+  return buffers;
+}
+
 /** The entries of a FHIR Bundle, or a sentence saying why the value is not one. */
 export function bundleEntries(value: unknown): unknown[] | string {
   if (!isPlainObject(value)) return `expected a FHIR Bundle object, got ${describeJsonType(value)}`;

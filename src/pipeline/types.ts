@@ -20,7 +20,7 @@ export interface LinesBatch {
   bundles: boolean;
   /** 1-based number of the first line in `text`. */
   firstLine: number;
-  /** Bytes as read; the worker pool decodes them before posting (see pool.ts). */
+  /** Bytes as read (moved to a worker as they are, see pool.ts), or text. */
   text: Uint8Array | string;
 }
 

@@ -1,7 +1,8 @@
 // Worker thread entry: compiles the plan once, then parses, maps and serialises the batches it is sent.
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
+import { type ThreadStats, threadStats } from "./debug.js";
 import { loadPlan, type PlanSpec } from "./load-plan.js";
-import { type BatchMapper, createBatchMapper, type StageOptions } from "./stage.js";
+import { type BatchMapper, createBatchMapper, encodeOutput, type StageOptions } from "./stage.js";
 import type { Batch } from "./types.js";
 
 export interface WorkerInit {
@@ -14,45 +15,48 @@ export interface WorkerData extends WorkerInit {
   results: MessagePort;
 }
 
-export type ToWorker = { id: number; batch: Batch };
+export type ToWorker = { id: number; batch: Batch } | { id: number; stats: true };
 export type FromWorker =
   | { kind: "ready" }
   | { kind: "init_error"; message: string }
   | { kind: "result"; id: number; result: ReturnType<BatchMapper> }
-  | { kind: "error"; id: number; message: string };
+  | { kind: "error"; id: number; message: string }
+  | { kind: "stats"; id: number; stats: ThreadStats };
 
 const port = parentPort;
-const encoder = new TextEncoder();
 if (port) {
   const init = workerData as WorkerData;
   const results = init.results;
   loadPlan(init.plan).then(
     (plan) => {
       const mapBatch = createBatchMapper(plan, init.stage);
-      port.on("message", ({ id, batch }: ToWorker) => {
-        const transfer: ArrayBuffer[] = [];
+      let batches = 0;
+      port.on("message", (msg: ToWorker) => {
+        const id = msg.id;
+        if ("stats" in msg) {
+          results.postMessage({ kind: "stats", id, stats: threadStats(batches) } satisfies FromWorker);
+          return;
+        }
+        const batch = msg.batch;
+        batches++;
+        let transfer: ArrayBuffer[] = [];
         let reply: FromWorker;
         try {
           const result = mapBatch(batch);
-          for (const [entity, text] of Object.entries(result.output)) {
-            if (typeof text !== "string") continue;
-            // TextEncoder gives each result its own buffer (Buffer.from may use a shared pool), so it can move.
-            const bytes = encoder.encode(text);
-            result.output[entity] = bytes;
-            transfer.push(bytes.buffer as ArrayBuffer);
-          }
+          transfer = encodeOutput(result);
           reply = { kind: "result", id, result };
         } catch (err) {
           reply = { kind: "error", id, message: (err as Error).stack ?? String(err) };
         }
         results.postMessage(reply, transfer);
       });
-      port.postMessage({ kind: "ready" } satisfies FromWorker);
+      // On the results port, like results, so that the pool sees it without waiting for its event loop.
+      results.postMessage({ kind: "ready" } satisfies FromWorker);
     },
     (err: unknown) => {
       const message =
         err instanceof Error && "describe" in err ? (err as { describe(): string }).describe() : String(err);
-      port.postMessage({ kind: "init_error", message } satisfies FromWorker);
+      results.postMessage({ kind: "init_error", message } satisfies FromWorker);
     },
   );
 }

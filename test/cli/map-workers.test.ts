@@ -45,6 +45,71 @@ describe("crossmap map --workers 2", () => {
   });
 });
 
+describe("crossmap map --workers 2: batch boundaries", () => {
+  it("maps bytes cut at any boundary exactly as --workers 1 does, with the same line numbers", async () => {
+    // Workers get raw bytes cut at newlines every ~64 KB. Lines of multi-byte characters with lengths
+    // that drift against the cut points put 2-, 3- and 4-byte characters at every offset of a batch
+    // boundary; CRLF, blank lines, a BOM, malformed lines, big integers and a last line with no newline
+    // check that nothing is lost or shifted between batches.
+    const dir = mkdtempSync(join(tmpdir(), "crossmap-bounds-"));
+    const input = join(dir, "condition_occurrence.ndjson");
+    const chars = ["é", "漢", "😀", "a"];
+    const parts: string[] = ["\uFEFF"];
+    const expected: { id: string; code: string }[] = [];
+    const malformed: number[] = [];
+    for (let line = 1; line <= 6000; line++) {
+      const end = line % 3 === 0 ? "\r\n" : "\n";
+      if (line % 97 === 0) {
+        parts.push(end); // a blank line, counted
+        continue;
+      }
+      if (line % 1999 === 0) {
+        parts.push(`{"condition_occurrence_id": ${line},${end}`);
+        malformed.push(line);
+        continue;
+      }
+      const code = chars[line % 4]!.repeat(1 + ((line * 37) % 61)) + chars[(line + 1) % 4];
+      const id = line % 500 === 0 ? `17413510329302${String(line).padStart(5, "0")}` : String(line);
+      parts.push(`{"condition_occurrence_id": ${id}, "person_id": 7, "condition_source_value": "${code}"}`);
+      parts.push(line === 6000 ? "" : end);
+      expected.push({ id, code });
+    }
+    writeFileSync(input, parts.join(""));
+    const run = (workers: string) =>
+      runCli([
+        "map",
+        "-q",
+        "--crossmap",
+        crossmap,
+        "--workers",
+        workers,
+        "--errors",
+        join(dir, `e${workers}.ndjson`),
+        input,
+      ]);
+    const [one, two] = [await run("1"), await run("2")];
+    expect(two.code).toBe(1);
+    expect(two.stdout).toBe(one.stdout);
+    const got = two.stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => {
+        // Ids beyond 2^53 keep every digit: read them from the text, not through JSON.parse.
+        const id = /"id":"(\d+)"/.exec(l)![1]!;
+        return { id, code: JSON.parse(l).code.coding[0].code as string };
+      });
+    expect(got).toEqual(expected);
+    const issues = readFileSync(join(dir, "e2.ndjson"), "utf8");
+    expect(issues).toBe(readFileSync(join(dir, "e1.ndjson"), "utf8"));
+    expect(
+      issues
+        .trimEnd()
+        .split("\n")
+        .map((l) => [JSON.parse(l).line, JSON.parse(l).code]),
+    ).toEqual(malformed.map((line) => [line, "malformed_json"]));
+  });
+});
+
 describe("crossmap map --transforms", () => {
   it("loads the custom module in every worker", async () => {
     const input = Array.from(
