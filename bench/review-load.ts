@@ -39,6 +39,11 @@ interface Result {
   case: string;
   /** Server CPU (user + system) per request, from /proc; null where /proc is not available. */
   server_cpu_us: number | null;
+  /**
+   * This load generator's CPU per request. Client and server share the 2 cores, so when both together
+   * use them up, requests/s is bounded by the sum of the two.
+   */
+  client_cpu_us: number;
   requests: number;
   errors: number;
   rps: number;
@@ -123,13 +128,16 @@ async function main(): Promise<void> {
     for (const c of chosen) {
       await load(call, c, 1); // warm-up: JIT, LMDB pages, sockets
       const cpuBefore = cpuMs(server.pid);
+      const clientBefore = process.cpuUsage();
       const r = await load(call, c, SECONDS);
+      const client = process.cpuUsage(clientBefore);
       const cpuAfter = cpuMs(server.pid);
       const cpu =
         cpuBefore === null || cpuAfter === null
           ? null
           : Math.round(((cpuAfter - cpuBefore) * 1000) / r.requests);
-      results.push({ ...r, server_cpu_us: cpu });
+      const clientCpu = Math.round((client.user + client.system) / r.requests);
+      results.push({ ...r, server_cpu_us: cpu, client_cpu_us: clientCpu });
     }
     report(results);
     agent.destroy();
@@ -143,7 +151,11 @@ async function main(): Promise<void> {
 type Call = (method: string, path: string, body?: string) => Promise<{ status: number; body: string }>;
 
 /** Closed-loop load: CONNECTIONS workers, each sending its next request as soon as the last one is answered. */
-async function load(call: Call, c: Case, seconds: number): Promise<Omit<Result, "server_cpu_us">> {
+async function load(
+  call: Call,
+  c: Case,
+  seconds: number,
+): Promise<Omit<Result, "server_cpu_us" | "client_cpu_us">> {
   const latencies: number[] = [];
   let errors = 0;
   let next = 0;
@@ -185,6 +197,7 @@ function report(results: Result[]): void {
     "p99_ms",
     "vs_healthz",
     "server_cpu_us",
+    "client_cpu_us",
   ] as const;
   const width = (k: (typeof cols)[number]) => Math.max(k.length, ...rows.map((r) => String(r[k]).length));
   const line = (cells: string[]) =>
