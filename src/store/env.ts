@@ -6,7 +6,7 @@ import { AuditStore } from "./audit.js";
 import { ItemStore } from "./items.js";
 import { ProjectStore } from "./projects.js";
 import { RunStore } from "./runs.js";
-import type { ConceptItem, SchemaItem } from "./types.js";
+import type { AuditEvent, ConceptItem, SchemaItem } from "./types.js";
 
 export interface Stores {
   projects: ProjectStore;
@@ -78,7 +78,10 @@ export function openStores(dataDir: string, options: StoreOptions = {}): Stores 
       i.source_code,
     ]),
     runs: new RunStore(db("runs"), db("runs_by_time"), write),
-    audit: new AuditStore(db("audit_events")),
+    audit: new AuditStore(
+      root.openDB<AuditEvent, number>({ name: "audit_log", keyEncoding: "uint32" }),
+      db("audit_events"),
+    ),
     write,
     close: () => root.close(),
   };

@@ -24,6 +24,8 @@ export interface ItemMeta {
   updated_at: string;
   /** Set by a review endpoint; a push does not overwrite such an item unless forced. */
   reviewed_at: string | null;
+  /** Internal, never sent: sequence numbers of the item's audit events, oldest first (see audit.ts). */
+  audit_log?: number[];
 }
 
 export interface SchemaItem extends ItemMeta {

@@ -2,10 +2,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { open } from "lmdb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hashSecret, KEY_ID_CACHE_SIZE } from "../../src/store/api-keys.js";
+import { saveChange } from "../../src/store/changes.js";
 import { openStores, type Stores } from "../../src/store/env.js";
-import type { SchemaItem } from "../../src/store/types.js";
+import type { AuditEvent, SchemaItem } from "../../src/store/types.js";
 
 let dir: string;
 let stores: Stores;
@@ -76,6 +78,83 @@ describe("items", () => {
     expect(stores.schemaItems.findByNaturalKey("p", item("", "c9"))?.id).toBe("a");
     // A project id that is a prefix of another does not leak into its listing.
     expect(stores.schemaItems.list("p").items.map((i) => i.source_column)).toEqual(["c9"]);
+  });
+});
+
+describe("audit log", () => {
+  const facts = (action: AuditEvent["action"]) =>
+    ({ item_kind: "schema", action, key_id: "k", at: "t" }) as const;
+
+  it("appends events in sequence, links them from their item, and reads them back as its history", async () => {
+    const a1 = item("a", "c1");
+    await stores.write(() =>
+      saveChange(stores.schemaItems, stores.audit, "p", null, a1, facts("push_create")),
+    );
+    await stores.write(() =>
+      saveChange(stores.schemaItems, stores.audit, "p", null, item("b", "c2"), facts("push_create")),
+    );
+    const a2 = { ...a1, status: "approved" as const, version: 2 };
+    await stores.write(() =>
+      saveChange(
+        stores.schemaItems,
+        stores.audit,
+        "p",
+        stores.schemaItems.get("p", "a")!,
+        a2,
+        facts("approve"),
+      ),
+    );
+    // Sequence numbers in the order of the changes, whatever the item: appends, not a page per item.
+    expect(stores.schemaItems.get("p", "a")?.audit_log).toEqual([1, 3]);
+    expect(stores.schemaItems.get("p", "b")?.audit_log).toEqual([2]);
+    const history = stores.audit.history("p", "schema", "a", stores.schemaItems.get("p", "a")!.audit_log!);
+    const status = (i: AuditEvent["before"]) => (i as SchemaItem | null)?.status ?? null;
+    expect(history.map((e) => [e.action, e.version, status(e.before), status(e.after)])).toEqual([
+      ["push_create", 1, null, "needs_review"],
+      ["approve", 2, "needs_review", "approved"],
+    ]);
+    // Snapshots inside events do not carry the item's own log.
+    expect(history[1]!.before).toEqual(a1);
+    expect(history[1]!.after).toEqual(a2);
+  });
+
+  it("reuses the sequence number of an event whose transaction rolled back", async () => {
+    const save = (id: string, column: string) =>
+      saveChange(stores.schemaItems, stores.audit, "p", null, item(id, column), facts("push_create"));
+    await stores.write(() => save("a", "c1"));
+    const bad = stores.write(() => {
+      save("b", "c2");
+      throw new Error("boom");
+    });
+    await expect(bad).rejects.toThrow("boom");
+    await stores.write(() => save("c", "c3"));
+    expect(stores.schemaItems.get("p", "c")?.audit_log).toEqual([2]);
+    expect(stores.schemaItems.get("p", "b")).toBeUndefined();
+  });
+
+  it("still reads events stored under the item, as the first layout kept them", async () => {
+    await stores.close();
+    const env = open({ path: dir, maxDbs: 16 });
+    const legacy: AuditEvent = {
+      project_id: "p",
+      item_kind: "schema",
+      item_id: "a",
+      version: 1,
+      action: "push_create",
+      key_id: null,
+      at: "t0",
+      before: null,
+      after: item("a", "c1"),
+    };
+    await env
+      .openDB<AuditEvent, string>({ name: "audit_events" })
+      .put("p\u001fschema\u001fa\u001f0000000001", legacy);
+    await env.close();
+    stores = openStores(dir);
+    const a2 = { ...item("a", "c1"), version: 2, status: "approved" as const };
+    await stores.write(() => saveChange(stores.schemaItems, stores.audit, "p", null, a2, facts("approve")));
+    const log = stores.schemaItems.get("p", "a")!.audit_log!;
+    expect(stores.audit.history("p", "schema", "a", log).map((e) => e.at)).toEqual(["t0", "t"]);
   });
 });
 

@@ -51,8 +51,8 @@ export function listItems<T extends SchemaItem | ConceptItem>(
 }
 
 export function itemHistory(stores: Stores, kind: ItemKind, projectId: string, id: string): AuditEvent[] {
-  const exists =
+  const item =
     kind === "schema" ? stores.schemaItems.get(projectId, id) : stores.conceptItems.get(projectId, id);
-  if (!exists) throw itemNotFound(kind, id, projectId);
-  return stores.audit.history(projectId, kind, id);
+  if (!item) throw itemNotFound(kind, id, projectId);
+  return stores.audit.history(projectId, kind, id, item.audit_log ?? []);
 }

@@ -8,6 +8,7 @@ import {
   reviewSchemaItem,
   type SchemaOverride,
 } from "../../review/rules.js";
+import { saveChange } from "../../store/changes.js";
 import type { Stores } from "../../store/env.js";
 import type { ItemStore } from "../../store/items.js";
 import { nowIso } from "../../store/keys-util.js";
@@ -48,17 +49,11 @@ function review<T extends SchemaItem | ConceptItem, B>(
     checkIfMatch(req.ifMatch, before.version, `${KIND_LABEL[kind]} ${before.id} in project ${req.projectId}`);
     const now = nowIso();
     const after: T = { ...rule(before), version: before.version + 1, updated_at: now, reviewed_at: now };
-    store.put(req.projectId, after, before);
-    stores.audit.append({
-      project_id: req.projectId,
+    saveChange(store, stores.audit, req.projectId, before, after, {
       item_kind: kind,
-      item_id: after.id,
-      version: after.version,
       action: req.action,
       key_id: req.keyId,
       at: now,
-      before,
-      after,
     });
     return after;
   });

@@ -1,6 +1,7 @@
 // Sync push and pull. A push is one transaction of upserts: by id when given, else by natural key;
 // identical items are left alone, and items a reviewer decided are only overwritten when forced.
 import { randomUUID } from "node:crypto";
+import { type ChangeFacts, saveChange } from "../../store/changes.js";
 import type { Stores } from "../../store/env.js";
 import type { ItemStore } from "../../store/items.js";
 import { nowIso, runTimestamp } from "../../store/keys-util.js";
@@ -110,8 +111,7 @@ function upsertItem<T extends SchemaItem | ConceptItem>(
   if (!existing) {
     const meta = { id: id ?? randomUUID(), version: 1, created_at: now, updated_at: now, reviewed_at: null };
     const created = { ...fields, ...meta } as T;
-    store.put(req.projectId, created);
-    audit(stores, req, kind, "push_create", null, created, now);
+    saveChange(store, stores.audit, req.projectId, null, created, facts(req, kind, "push_create", now));
     return { id: created.id, result: "created" };
   }
   if (sameFields(existing, fields)) return { id: existing.id, result: "unchanged" };
@@ -122,8 +122,7 @@ function upsertItem<T extends SchemaItem | ConceptItem>(
   // A forced push replaces the decision; the audit log keeps it, and the item is open to pushes again.
   const meta = { version: existing.version + 1, updated_at: now, reviewed_at: null };
   const updated = { ...existing, ...fields, ...meta } as T;
-  store.put(req.projectId, updated, existing);
-  audit(stores, req, kind, "push_update", existing, updated, now);
+  saveChange(store, stores.audit, req.projectId, existing, updated, facts(req, kind, "push_update", now));
   return { id: updated.id, result: "updated" };
 }
 
@@ -176,24 +175,11 @@ function note(s: PushSummary, index: number, outcome: Outcome): void {
   s.items.push({ index, ...outcome });
 }
 
-function audit<T extends SchemaItem | ConceptItem>(
-  stores: Stores,
+function facts(
   req: PushRequest<unknown>,
   kind: ItemKind,
   action: "push_create" | "push_update",
-  before: T | null,
-  after: T,
   at: string,
-): void {
-  stores.audit.append({
-    project_id: req.projectId,
-    item_kind: kind,
-    item_id: after.id,
-    version: after.version,
-    action,
-    key_id: req.keyId,
-    at,
-    before,
-    after,
-  });
+): ChangeFacts {
+  return { item_kind: kind, action, key_id: req.keyId, at };
 }
