@@ -40,6 +40,7 @@ export async function buildProgram(command?: string): Promise<Command> {
 /** Runs the CLI and resolves to the process exit code (0 ok, 1 some records failed, 2 usage/config error). */
 export async function run(argv: string[]): Promise<number> {
   // argv is [node, script, command, ...]; commander has no options of its own before the command.
+  if (argv[2] === "map") (await import("./map-workers.js")).prestartMapWorkers(argv.slice(3));
   const program = await buildProgram(argv[2]);
   try {
     await program.parseAsync(argv);

@@ -10,8 +10,8 @@ export interface WorkerInit {
   stage: StageOptions;
 }
 
-/** What a worker is started with: its init, and the port it sends results on. */
-export interface WorkerData extends WorkerInit {
+/** What a worker is started with: the port it sends results on. Its WorkerInit is the first message. */
+export interface WorkerData {
   results: MessagePort;
 }
 
@@ -25,8 +25,12 @@ export type FromWorker =
 
 const port = parentPort;
 if (port) {
-  const init = workerData as WorkerData;
-  const results = init.results;
+  // Started before its plan is known (pool.prestartWorkers): the modules above load meanwhile.
+  const { results } = workerData as WorkerData;
+  port.once("message", (init: WorkerInit) => start(port, results, init));
+}
+
+function start(port: MessagePort, results: MessagePort, init: WorkerInit): void {
   loadPlan(init.plan).then(
     (plan) => {
       const mapBatch = createBatchMapper(plan, init.stage);

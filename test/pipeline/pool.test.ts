@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { startWorkerPool } from "../../src/pipeline/pool.js";
+import { prestartedCount, prestartWorkers, startWorkerPool } from "../../src/pipeline/pool.js";
 import type { BatchResult, LinesBatch } from "../../src/pipeline/types.js";
 
 // The worker runs compiled code, so this needs `npm run build` first (npm test does it).
@@ -62,6 +62,34 @@ describe("worker pool", () => {
       expect(result.recordsIn).toBe(5);
       expect(result.recordsOut).toBe(4);
       expect(result.issues.map((i) => [i.line, i.code])).toEqual([[44, "malformed_json"]]);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("takes a worker started before its plan was known, and maps with the plan it is sent", async () => {
+    prestartWorkers(1, workerUrl);
+    expect(prestartedCount()).toBe(1);
+    // Give it time to load its modules first, as it does while the main thread starts up.
+    await new Promise((r) => setTimeout(r, 300));
+    const pool = startWorkerPool({
+      count: 1,
+      init: { plan: { crossmaps: [crossmap] }, stage: { onError: "skip", perEntity: false } },
+      workerUrl,
+    });
+    expect(prestartedCount()).toBe(0);
+    try {
+      while (!pool.hasRoom()) await new Promise((r) => setTimeout(r, 5));
+      const result = await pool.submit({
+        kind: "lines",
+        file: "in.ndjson",
+        entity: "condition_occurrence",
+        bundles: false,
+        firstLine: 1,
+        text: Buffer.from(`${line(9, "x")}\n`),
+      });
+      expect(Buffer.from(result.output[""] as Uint8Array).toString("utf8")).toBe(mapped(9, "x"));
+      expect(pool.workerStats).toEqual([]);
     } finally {
       await pool.close();
     }
