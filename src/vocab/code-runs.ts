@@ -4,6 +4,7 @@
 // concepts). Chunks that fit in memory never touch the disk; larger inputs spill sorted runs.
 import { join } from "node:path";
 import { CODE_ENTRY_HEADER } from "./layout.js";
+import { radixOrder } from "./radix-order.js";
 import { mergeSorted, RunReader, RunWriter } from "./run-files.js";
 
 const MAX_CHUNK = 1 << 21;
@@ -60,28 +61,9 @@ export class CodeSorter {
     this.ranks = ranks;
   }
 
-  /**
-   * Row indexes in hash order, ties in input order: an LSD radix sort on the two 16-bit halves of the
-   * hash (as group-sorter.ts does), several times faster than a numeric sort of composed keys.
-   */
+  /** Row indexes of the current chunk in key order, ties in input order. */
   private sortedOrder(): Uint32Array {
-    const n = this.values.length;
-    const keys = this.hashes;
-    let from = new Uint32Array(n);
-    for (let i = 0; i < n; i++) from[i] = i;
-    let to = new Uint32Array(n);
-    const counts = new Uint32Array(65537);
-    for (const shift of [0, 16]) {
-      counts.fill(0);
-      for (let i = 0; i < n; i++) counts[((keys[i]! >>> shift) & 0xffff) + 1]!++;
-      for (let b = 1; b <= 65536; b++) counts[b]! += counts[b - 1]!;
-      for (let i = 0; i < n; i++) {
-        const row = from[i]!;
-        to[counts[(keys[row]! >>> shift) & 0xffff]!++] = row;
-      }
-      [from, to] = [to, from];
-    }
-    return from;
+    return radixOrder(this.hashes, this.values.length);
   }
 
   private spill(): void {

@@ -1,9 +1,10 @@
 // External sort of (key, group, value) number triples by key, kept in typed arrays because a full Athena
 // download has tens of millions of relationship rows: an object per row would cost gigabytes and GC time.
 // The merge hands out one grouped value (see layout.forEachGroup) per key. Used for relationships
-// (concept_id_1, relationship index, concept_id_2) and codes (code hash, preference rank, concept_id).
+// (concept_id_1, relationship index, concept_id_2); codes carry whole concepts (code-runs.ts).
 import { closeSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { radixOrder } from "./radix-order.js";
 import { RunReader } from "./run-files.js";
 
 // u32 key, u32 value, u32 group (little-endian): aligned words, so a spill fills a Uint32Array instead of
@@ -55,28 +56,9 @@ export class GroupSorter {
     this.c2 = c2;
   }
 
-  /**
-   * Row indexes of the current chunk in key order, ties in input order: an LSD radix sort on the two
-   * 16-bit halves of the key. Linear, stable and comparator-free, so millions of rows sort in tens of ms.
-   */
+  /** Row indexes of the current chunk in key order, ties in input order. */
   private sortedOrder(): Uint32Array {
-    const n = this.n;
-    const keys = this.c1;
-    let from = new Uint32Array(n);
-    for (let i = 0; i < n; i++) from[i] = i;
-    let to = new Uint32Array(n);
-    const counts = new Uint32Array(65537);
-    for (const shift of [0, 16]) {
-      counts.fill(0);
-      for (let i = 0; i < n; i++) counts[((keys[i]! >>> shift) & 0xffff) + 1]!++;
-      for (let b = 1; b <= 65536; b++) counts[b]! += counts[b - 1]!;
-      for (let i = 0; i < n; i++) {
-        const row = from[i]!;
-        to[counts[(keys[row]! >>> shift) & 0xffff]!++] = row;
-      }
-      [from, to] = [to, from];
-    }
-    return from;
+    return radixOrder(this.c1, this.n);
   }
 
   // One buffer and one write per run: per-field writer calls were a measurable share of a large build.

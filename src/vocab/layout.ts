@@ -8,9 +8,9 @@ export const LAYOUT_VERSION = 2;
 
 /**
  * concepts:  uint32 concept_id -> concept fields (see encodeConcept)
- * codes:     uint32 codeHash(vocabulary_id, concept_code) -> the concepts with that hash, each with its id and
- *            its encoded value (see CODE_ENTRY_HEADER), in preference order: one read answers lookupCode. The
- *            reader confirms vocabulary and code on each, so hash collisions are harmless
+ * codes:     uint32 codeHash(vocabulary_id, concept_code) -> the concepts with that hash, each with its id
+ *            and its encoded value (see CODE_ENTRY_HEADER), in preference order: one read answers
+ *            lookupCode. The reader confirms vocabulary and code on each, so hash collisions are harmless
  * relations: uint32 concept_id_1 -> every valid relationship of that concept, grouped by relationship index
  * meta:      "info" -> IndexInfo (msgpack)
  * Integer keys (MDB_INTEGERKEY) are the fastest LMDB lookup and cover every OMOP concept_id, custom
@@ -72,8 +72,8 @@ export function encodeConcept(c: Omit<Concept, "concept_id">): string {
 }
 
 /**
- * The concept encoded in `buf[start, end)`. indexOf + slice, not split: no array, and half the time of a split per
- * concept (measured 0.16 vs 0.30 us), which is a third of a lookup once the B-tree read is done.
+ * The concept encoded in `buf[start, end)`. indexOf + slice, not split: no array, and half the time of a
+ * split per concept (measured 0.16 vs 0.30 us), which is a third of a lookup once the B-tree read is done.
  */
 export function decodeConcept(id: number, buf: Buffer, start = 0, end = buf.length): Concept {
   const s = buf.toString("utf8", start, end);
@@ -149,7 +149,7 @@ export function vocabularyOf(s: string): string {
 }
 
 /**
- * Grouped values (relations and codes): a sequence of groups, each `u16 group, u32 count, count x u32 concept_id`, little-endian,
+ * Grouped values (relations): a sequence of groups, each `u16 group, u32 count, count x u32 concept_id`, little-endian,
  * groups ascending. Walking the group headers skips the ids of groups nobody asked for.
  */
 export function forEachGroup(
