@@ -1,9 +1,9 @@
 // `crossmap map` starts its worker threads before anything else when the input is large: a worker's
 // start-up (~0.15 s of loading modules) then overlaps the main thread's own instead of following it, and
-// the worker joins the run ~0.09 s sooner (measured on 1M rows: 1.44x -> 1.48x of --workers 1). On small
-// inputs the early start costs more than it saves (+0.05 s), so it is skipped there, and for stdin, whose
-// size is unknown. Only the --workers flag is read here, as commander will read it; commander still
-// validates it.
+// the worker joins the run ~0.09 s sooner (measured on 1M person rows: 1.44x -> 1.48-1.66x of
+// --workers 1 over three runs). On small inputs the early start costs more than it saves (+0.05 s), so
+// it is skipped there, and for stdin, whose size is unknown. Only the --workers flag is read here, as
+// commander will read it; commander still validates it.
 import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { prestartWorkers } from "../pipeline/pool.js";

@@ -80,7 +80,7 @@ const prestarted: Started[] = [];
 /**
  * Starts `count` workers now, before the caller has a plan for them: loading a worker's modules takes
  * ~0.15 s, which then overlaps the main thread's own start-up instead of following it (measured: the
- * worker joined the run at 0.34 s of a 1.5 s run; prestarted, at ~0.2 s). Unused ones do not keep the
+ * worker joined the run at ~0.35 s of a 1.5 s run; prestarted, at ~0.26 s). Unused ones do not keep the
  * process alive.
  */
 export function prestartWorkers(count: number, workerUrl?: URL): void {
@@ -105,8 +105,9 @@ function takePrestarted(url: URL): Started | undefined {
 }
 
 /**
- * Starts `count` workers (compiled JS from dist), or takes prestarted ones. A worker has room for batches only once it is ready:
- * until then (~0.1-0.15 s, loading modules and compiling its plan) the main thread maps every batch.
+ * Starts `count` workers (compiled JS from dist), or takes prestarted ones. A worker has room for batches
+ * only once it is ready: until then (~0.1-0.15 s, loading modules and compiling its plan) the main thread
+ * maps every batch.
  */
 export function startWorkerPool(options: { count: number; init: WorkerInit; workerUrl?: URL }): WorkerPool {
   const url = options.workerUrl ?? new URL("./worker.js", import.meta.url);

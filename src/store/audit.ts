@@ -27,7 +27,7 @@ export class AuditStore {
   append(event: AuditEvent): number {
     // Another process (or a rolled-back transaction) may have moved the end of the log: then look it up.
     let seq = this.last + 1;
-    if (this.last < 0 || this.log.doesExist(seq) || (seq > 1 && !this.log.doesExist(seq - 1))) {
+    if (this.last < 0 || this.log.doesExist(seq) || !this.log.doesExist(this.last)) {
       seq = 1;
       for (const key of this.log.getKeys({ reverse: true, limit: 1 })) seq = key + 1;
     }
