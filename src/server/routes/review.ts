@@ -5,7 +5,7 @@ import type { Stores } from "../../store/env.js";
 import type { ItemStore } from "../../store/items.js";
 import type { ConceptItem, ItemKind, SchemaItem } from "../../store/types.js";
 import { getItem, itemHistory, type ListFilter, listItems } from "../handlers/items.js";
-import { reviewConcept, reviewSchema } from "../handlers/review.js";
+import { type ReviewRequest, reviewConcept, reviewSchema } from "../handlers/review.js";
 import { presentConceptItem, presentEvent, presentSchemaItem } from "../present.js";
 import { type AnyRoute, defineRoute } from "../route.js";
 import {
@@ -22,28 +22,43 @@ import {
 const base = (segment: string) => `/v1/projects/:project_id/${segment}`;
 const REVIEW_ERRORS = [401, 403, 404, 409, 412, 413, 422];
 
-function schemaRoutes(): AnyRoute[] {
-  const tag = "schema mapping review";
-  const item = `${base("schema-mapping")}/:mapping_id`;
+/** What differs between the schema and the concept mapping endpoints; everything else is shared. */
+interface KindSpec<T extends SchemaItem | ConceptItem, BS extends z.ZodType> {
+  kind: ItemKind;
+  tag: string;
+  summaries: { approve: string; reject: string; override: string };
+  overrideBody: BS;
+  out: z.ZodType;
+  listQuery: z.ZodType<ListQuery>;
+  storeFor: (stores: Stores) => ItemStore<T>;
+  present: (item: T) => unknown;
+  review: (stores: Stores, req: ReviewRequest<z.output<BS>>) => Promise<T>;
+}
+
+/** approve, reject and override of one kind of item, then its read routes. */
+function kindRoutes<T extends SchemaItem | ConceptItem, BS extends z.ZodType>(
+  spec: KindSpec<T, BS>,
+): AnyRoute[] {
+  const item = `${base(segmentOf(spec.kind))}/:mapping_id`;
   const decide = (action: "approve" | "reject") =>
     defineRoute({
       method: "post",
       path: `${item}/${action}`,
-      summary: action === "approve" ? "Approve the suggested target" : "Reject: the column cannot be mapped",
-      tag,
+      summary: spec.summaries[action],
+      tag: spec.tag,
       access: "write",
-      response: schemaItemOut,
+      response: spec.out,
       errors: REVIEW_ERRORS.filter((s) => s !== 413 && s !== 422 && (action === "approve" || s !== 409)),
       ifMatch: true,
       handle: async ({ params, stores, principal, ifMatch }) => {
-        const after = await reviewSchema(stores, {
+        const after = await spec.review(stores, {
           projectId: params.project_id!,
           itemId: params.mapping_id!,
           action,
           keyId: principal?.keyId ?? null,
           ifMatch,
         });
-        return { body: presentSchemaItem(after), version: after.version };
+        return { body: spec.present(after), version: after.version };
       },
     });
   return [
@@ -52,15 +67,15 @@ function schemaRoutes(): AnyRoute[] {
     defineRoute({
       method: "post",
       path: `${item}/override`,
-      summary: "Override with a manually given target table and column",
-      tag,
+      summary: spec.summaries.override,
+      tag: spec.tag,
       access: "write",
-      body: schemaOverrideBody,
-      response: schemaItemOut,
+      body: spec.overrideBody,
+      response: spec.out,
       errors: REVIEW_ERRORS.filter((s) => s !== 409),
       ifMatch: true,
       handle: async ({ params, stores, principal, ifMatch, body }) => {
-        const after = await reviewSchema(stores, {
+        const after = await spec.review(stores, {
           projectId: params.project_id!,
           itemId: params.mapping_id!,
           action: "override",
@@ -68,73 +83,14 @@ function schemaRoutes(): AnyRoute[] {
           keyId: principal?.keyId ?? null,
           ifMatch,
         });
-        return { body: presentSchemaItem(after), version: after.version };
+        return { body: spec.present(after), version: after.version };
       },
     }),
-    ...readRoutes("schema", tag, schemaItemOut, schemaListQuery, (s) => s.schemaItems, presentSchemaItem),
+    ...readRoutes(spec.kind, spec.tag, spec.out, spec.listQuery, spec.storeFor, spec.present),
   ];
 }
 
-function conceptRoutes(): AnyRoute[] {
-  const tag = "concept mapping review";
-  const item = `${base("concept-mapping")}/:mapping_id`;
-  const decide = (action: "approve" | "reject") =>
-    defineRoute({
-      method: "post",
-      path: `${item}/${action}`,
-      summary:
-        action === "approve" ? "Approve the suggested concept (method auto)" : "Reject: the code is unmapped",
-      tag,
-      access: "write",
-      response: conceptItemOut,
-      errors: REVIEW_ERRORS.filter((s) => s !== 413 && s !== 422 && (action === "approve" || s !== 409)),
-      ifMatch: true,
-      handle: async ({ params, stores, principal, ifMatch }) => {
-        const after = await reviewConcept(stores, {
-          projectId: params.project_id!,
-          itemId: params.mapping_id!,
-          action,
-          keyId: principal?.keyId ?? null,
-          ifMatch,
-        });
-        return { body: presentConceptItem(after), version: after.version };
-      },
-    });
-  return [
-    decide("approve"),
-    decide("reject"),
-    defineRoute({
-      method: "post",
-      path: `${item}/override`,
-      summary: "Override with a manually chosen concept (method override)",
-      tag,
-      access: "write",
-      body: conceptOverrideBody,
-      response: conceptItemOut,
-      errors: REVIEW_ERRORS.filter((s) => s !== 409),
-      ifMatch: true,
-      handle: async ({ params, stores, principal, ifMatch, body }) => {
-        const after = await reviewConcept(stores, {
-          projectId: params.project_id!,
-          itemId: params.mapping_id!,
-          action: "override",
-          body,
-          keyId: principal?.keyId ?? null,
-          ifMatch,
-        });
-        return { body: presentConceptItem(after), version: after.version };
-      },
-    }),
-    ...readRoutes(
-      "concept",
-      tag,
-      conceptItemOut,
-      conceptListQuery,
-      (s) => s.conceptItems,
-      presentConceptItem,
-    ),
-  ];
-}
+const segmentOf = (kind: ItemKind) => (kind === "schema" ? "schema-mapping" : "concept-mapping");
 
 type ListQuery = ListFilter & { limit: number; offset: number };
 
@@ -146,7 +102,7 @@ function readRoutes<T extends SchemaItem | ConceptItem>(
   storeFor: (stores: Stores) => ItemStore<T>,
   present: (item: T) => unknown,
 ): AnyRoute[] {
-  const list = base(kind === "schema" ? "schema-mapping" : "concept-mapping");
+  const list = base(segmentOf(kind));
   return [
     defineRoute({
       method: "get",
@@ -192,4 +148,35 @@ function readRoutes<T extends SchemaItem | ConceptItem>(
   ];
 }
 
-export const reviewRoutes = (): AnyRoute[] => [...schemaRoutes(), ...conceptRoutes()];
+export const reviewRoutes = (): AnyRoute[] => [
+  ...kindRoutes({
+    kind: "schema",
+    tag: "schema mapping review",
+    summaries: {
+      approve: "Approve the suggested target",
+      reject: "Reject: the column cannot be mapped",
+      override: "Override with a manually given target table and column",
+    },
+    overrideBody: schemaOverrideBody,
+    out: schemaItemOut,
+    listQuery: schemaListQuery,
+    storeFor: (s) => s.schemaItems,
+    present: presentSchemaItem,
+    review: reviewSchema,
+  }),
+  ...kindRoutes({
+    kind: "concept",
+    tag: "concept mapping review",
+    summaries: {
+      approve: "Approve the suggested concept (method auto)",
+      reject: "Reject: the code is unmapped",
+      override: "Override with a manually chosen concept (method override)",
+    },
+    overrideBody: conceptOverrideBody,
+    out: conceptItemOut,
+    listQuery: conceptListQuery,
+    storeFor: (s) => s.conceptItems,
+    present: presentConceptItem,
+    review: reviewConcept,
+  }),
+];
