@@ -7,26 +7,33 @@ import { AppError, type Problem } from "../errors.js";
 import { detectForm, readTable, type SourceForm } from "./athena-files.js";
 import { CONCEPT_COLUMNS, codeRank, indexColumns, RowFault, readConceptRow } from "./athena-rows.js";
 import { buildingDirFor, checkReplaceable, publish } from "./atomic-dir.js";
-import { CodeSorter } from "./code-runs.js";
 import { ConceptSorter } from "./concept-runs.js";
 import { GroupSorter } from "./group-sorter.js";
-import { IdSet } from "./id-set.js";
+import { writeHashTable } from "./hash-table.js";
+import { KeptConcepts } from "./kept-concepts.js";
 import {
-  codeHash,
+  AREA,
+  CODE_SLOT,
+  codeKey,
   DATA_FILE,
   DB,
   encodeConcept,
   type FileCounts,
+  ID_SLOT,
   type IndexInfo,
   LAYOUT_VERSION,
+  LITTLE_ENDIAN,
+  mix32,
+  type SlabCounts,
+  slabKey,
   vocabularyOf,
 } from "./layout.js";
-import { BatchWriter } from "./lmdb-writer.js";
 import {
   type RelationshipPassResult,
   relationshipPass,
   relationshipPassInWorker,
 } from "./relationship-pass.js";
+import { SlabWriter } from "./slabs.js";
 import { readVocabularyTable } from "./vocabulary-table.js";
 
 export interface BuildOptions {
@@ -39,6 +46,9 @@ export interface BuildOptions {
   relationshipChunk?: number;
   /** Read CONCEPT_RELATIONSHIP.csv in a worker thread; default: when it is at least 32 MB. */
   relationshipWorker?: boolean;
+  /** Slab and hash-table partition sizes (default 64 MB); tests make them small to cover many. */
+  slabBytes?: number;
+  partitionBytes?: number;
   /** Malformed rows kept in the report; all are counted. */
   maxProblems?: number;
   onProgress?: (p: BuildProgress) => void;
@@ -92,6 +102,9 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
   const vocabularyFile = findFile(sourceDir, "VOCABULARY.csv");
   const outDir = resolve(options.outDir);
   checkReplaceable(outDir, DATA_FILE);
+  if (!LITTLE_ENDIAN) {
+    throw new AppError(500, "vocab_big_endian", "vocabulary indexes are little-endian; this host is not");
+  }
 
   const form: SourceForm = detectForm(conceptFile);
   const filter =
@@ -122,20 +135,15 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     mapSize: 2 ** 36,
   });
   try {
-    // Concepts are written as strings (stored as their UTF-8 bytes) and read back as binary by the bridge.
-    const concepts = env.openDB<string, number>({
-      name: DB.concepts,
-      keyEncoding: "uint32",
-      encoding: "string",
-    });
-    const codes = env.openDB<Buffer, number>({ name: DB.codes, keyEncoding: "uint32", encoding: "binary" });
-    const relations = env.openDB<Buffer, number>({
-      name: DB.relations,
-      keyEncoding: "uint32",
-      encoding: "binary",
-    });
+    const slabs = env.openDB<Buffer, number>({ name: DB.slabs, keyEncoding: "uint32", encoding: "binary" });
     const meta = env.openDB({ name: DB.meta });
-    const writer = new BatchWriter(env);
+    // One synchronous transaction per slab: a slab is up to 64 MB, and its buffer is reused after the put.
+    const putSlab = (area: number) => (n: number, value: Buffer | Uint32Array) => {
+      const bytes =
+        value instanceof Buffer ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+      env.transactionSync(() => slabs.putSync(slabKey(area, n), bytes));
+    };
+    const slabCounts: SlabCounts = { concepts: 0, relations: 0, ids: 0, codes: 0 };
 
     // 0. CONCEPT_RELATIONSHIP.csv, usually the far larger file, is read concurrently (see relationship-pass.ts).
     if (relationshipFile) {
@@ -154,11 +162,10 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     // A failure elsewhere must not leave this promise's rejection unhandled.
     relPass?.result.catch(() => {});
 
-    // 1. CONCEPT.csv -> sorted runs, by id (concepts) and by code hash (codes)
+    // 1. CONCEPT.csv -> sorted runs by concept_id, each concept with its code key and preference rank
     const conceptCounts = emptyCounts();
     const perVocabulary = new Map<string, number>();
     const sorter = new ConceptSorter(runsDir, options.conceptChunk ?? 500_000);
-    const codeSorter = new CodeSorter(runsDir, options.conceptChunk ?? 500_000);
     conceptCounts.rows = await readTable(conceptFile, form, {
       header(columns) {
         const col = indexColumns(conceptFile, columns, CONCEPT_COLUMNS);
@@ -169,9 +176,7 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
             conceptCounts.skipped++;
             return;
           }
-          const encoded = encodeConcept(c);
-          sorter.add(c.concept_id, encoded);
-          codeSorter.add(codeHash(c.vocabulary_id, c.concept_code), codeRank(c), c.concept_id, encoded);
+          sorter.add(c.concept_id, encodeConcept(c), codeKey(c.vocabulary_id, c.concept_code), codeRank(c));
           perVocabulary.set(c.vocabulary_id, (perVocabulary.get(c.vocabulary_id) ?? 0) + 1);
         };
       },
@@ -180,49 +185,32 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     });
     phase("concepts parsed");
 
-    // 2. concepts in id order, then codes in hash order (MDB_APPEND both); the kept ids, sorted, are
-    // what relationships may point at.
-    let kept = new Uint32Array(1024);
-    let keptCount = 0;
-    // The winning value of each duplicated concept_id: the losing rows' codes entries are left out.
-    const duplicated = new Map<number, string>();
-    let lastValue = "";
+    // 2. concept records in id order; the kept ids are what relationships may point at.
+    const kept = new KeptConcepts();
+    const conceptWriter = new SlabWriter("concepts", putSlab(AREA.concepts), options.slabBytes);
     for (const e of sorter.byId()) {
-      if (keptCount > 0 && kept[keptCount - 1] === e.id) {
+      if (kept.lastId === e.id) {
         // The first row of an id wins; the later one is counted, and uncounted from its vocabulary.
-        duplicated.set(e.id, lastValue);
         conceptCounts.duplicates++;
         const vocabulary = vocabularyOf(e.value);
         perVocabulary.set(vocabulary, (perVocabulary.get(vocabulary) ?? 1) - 1);
         continue;
       }
-      if (keptCount === kept.length) {
-        const bigger = new Uint32Array(kept.length * 2);
-        bigger.set(kept);
-        kept = bigger;
-      }
-      kept[keptCount++] = e.id;
-      lastValue = e.value;
-      writer.put(concepts, e.id, e.value, true);
+      kept.push(e.id, conceptWriter.addConcept(e.id, e.value), e.codeKey, e.rank);
     }
+    slabCounts.concepts = conceptWriter.finish();
+    const keptCount = kept.count;
     conceptCounts.loaded = keptCount;
-    codeSorter.forEachKey(
-      (hash, value) => writer.put(codes, hash, value, true),
-      (id, value) => {
-        const winner = duplicated.get(id);
-        return winner === undefined || winner === value;
-      },
-    );
-    writer.flush();
-    phase("concepts and codes written");
+    phase("concepts written");
     rmSync(runsDir, { recursive: true, force: true });
-    const keptIds = new IdSet(kept.subarray(0, keptCount));
+    const keptIds = kept.idSet();
 
     // 3. relationship runs (read meanwhile) -> one grouped value per concept_id_1. Relationships to a
     // concept outside the index could never produce a concept: dropped here, where the ids are known.
     const relCounts = emptyCounts();
     let relationshipIds: string[] = [];
     let relationshipCount = 0;
+    const relationWriter = new SlabWriter("relations", putSlab(AREA.relations), options.slabBytes);
     if (relPass) {
       const rel = await relPass.result;
       phase("relationships parsed");
@@ -232,9 +220,13 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
       relCounts.skipped = rel.invalid;
       relProblems.push(...rel.problems);
       malformedRows += rel.malformed;
+      let row = 0;
       GroupSorter.forEachKeyOfRuns(
         rel.runs,
-        (c1, value) => writer.put(relations, c1, value, true),
+        (c1, list) => {
+          while (kept.ids[row] !== c1) row++; // c1 is a kept id, and both ascend
+          kept.relationRefs[row] = relationWriter.addWords(list);
+        },
         (c1, _rel, c2) => {
           if (keptIds.has(c1) && keptIds.has(c2)) {
             relationshipCount++;
@@ -244,10 +236,38 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
           return false;
         },
       );
-      writer.flush();
       relCounts.loaded = relationshipCount;
       phase("relationships written");
     }
+    slabCounts.relations = relationWriter.finish();
+
+    // 4. the hash tables, from the kept concepts' columns
+    const { ids, conceptRefs, relationRefs, codeKeys } = kept;
+    const tableOptions = options.partitionBytes ? { partitionBytes: options.partitionBytes } : {};
+    const idHashes = new Uint32Array(keptCount);
+    for (let i = 0; i < keptCount; i++) idHashes[i] = mix32(ids[i]!);
+    slabCounts.ids = writeHashTable(
+      idHashes,
+      ID_SLOT,
+      (i, words, at) => {
+        words[at] = ids[i]!;
+        words[at + 1] = conceptRefs[i]!;
+        words[at + 2] = relationRefs[i]!;
+      },
+      putSlab(AREA.ids),
+      tableOptions,
+    );
+    slabCounts.codes = writeHashTable(
+      codeKeys.subarray(0, keptCount),
+      CODE_SLOT,
+      (i, words, at) => {
+        words[at] = codeKeys[i]!;
+        words[at + 1] = conceptRefs[i]!;
+      },
+      putSlab(AREA.codes),
+      { ...tableOptions, order: kept.byRank() },
+    );
+    phase("tables written");
     relCounts.malformed = relCounts.rows - relCounts.loaded - relCounts.skipped;
     conceptCounts.malformed =
       conceptCounts.rows - conceptCounts.loaded - conceptCounts.skipped - conceptCounts.duplicates;
@@ -280,6 +300,7 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
           ]),
       ),
       build_ms: 0,
+      slabs: slabCounts,
     };
     info.build_ms = Date.now() - started;
     await meta.put("info", info);

@@ -11,11 +11,16 @@ export interface EncodedConcept {
   id: number;
   /** layout.encodeConcept output. */
   value: string;
+  /** layout.codeKey of its vocabulary and code, and its preference rank (athena-rows.codeRank). */
+  codeKey: number;
+  rank: number;
 }
 
 export class ConceptSorter {
   private readonly chunkSize: number;
   private ids: Uint32Array;
+  private keys: Uint32Array;
+  private ranks: Uint8Array;
   private values: string[] = [];
   private readonly runs: string[] = [];
 
@@ -24,19 +29,32 @@ export class ConceptSorter {
     chunkSize: number,
   ) {
     this.chunkSize = Math.max(1, Math.min(chunkSize, MAX_CHUNK));
-    this.ids = new Uint32Array(Math.min(this.chunkSize, 1 << 16));
+    const size = Math.min(this.chunkSize, 1 << 16);
+    this.ids = new Uint32Array(size);
+    this.keys = new Uint32Array(size);
+    this.ranks = new Uint8Array(size);
   }
 
-  add(id: number, value: string): void {
+  add(id: number, value: string, codeKey: number, rank: number): void {
     const n = this.values.length;
-    if (n === this.ids.length) {
-      const bigger = new Uint32Array(Math.min(this.chunkSize, n * 2));
-      bigger.set(this.ids);
-      this.ids = bigger;
-    }
+    if (n === this.ids.length) this.grow(Math.min(this.chunkSize, n * 2));
     this.ids[n] = id;
+    this.keys[n] = codeKey;
+    this.ranks[n] = rank;
     this.values.push(value);
     if (n + 1 >= this.chunkSize) this.spill();
+  }
+
+  private grow(size: number): void {
+    const ids = new Uint32Array(size);
+    const keys = new Uint32Array(size);
+    const ranks = new Uint8Array(size);
+    ids.set(this.ids);
+    keys.set(this.keys);
+    ranks.set(this.ranks);
+    this.ids = ids;
+    this.keys = keys;
+    this.ranks = ranks;
   }
 
   private sortedOrder(): Float64Array {
@@ -52,6 +70,8 @@ export class ConceptSorter {
     const w = new RunWriter(join(this.dir, `concepts-${this.runs.length}.run`));
     for (const i of this.sortedOrder()) {
       w.u32(this.ids[i]!);
+      w.u32(this.keys[i]!);
+      w.u32(this.ranks[i]!);
       w.str(this.values[i]!);
     }
     w.close();
@@ -63,7 +83,12 @@ export class ConceptSorter {
   byId(): Iterable<EncodedConcept> {
     if (this.runs.length === 0) {
       const order = this.sortedOrder();
-      return Array.from(order, (i) => ({ id: this.ids[i]!, value: this.values[i]! }));
+      return Array.from(order, (i) => ({
+        id: this.ids[i]!,
+        value: this.values[i]!,
+        codeKey: this.keys[i]!,
+        rank: this.ranks[i]!,
+      }));
     }
     if (this.values.length > 0) this.spill();
     return mergeSorted(
@@ -76,7 +101,7 @@ export class ConceptSorter {
 function* readRun(path: string): Generator<EncodedConcept> {
   const r = new RunReader(path);
   try {
-    while (r.has(1)) yield { id: r.u32(), value: r.str() };
+    while (r.has(1)) yield { id: r.u32(), codeKey: r.u32(), rank: r.u32(), value: r.str() };
   } finally {
     r.close();
   }

@@ -1,7 +1,7 @@
 // External sort of (key, group, value) number triples by key, kept in typed arrays because a full Athena
 // download has tens of millions of relationship rows: an object per row would cost gigabytes and GC time.
-// The merge hands out one grouped value (see layout.forEachGroup) per key. Used for relationships
-// (concept_id_1, relationship index, concept_id_2); codes carry whole concepts (code-runs.ts).
+// The merge hands out one relations list (see layout.ts) per key. Used for relationships
+// (concept_id_1, relationship index, concept_id_2).
 import { closeSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { radixOrder } from "./radix-order.js";
@@ -93,11 +93,11 @@ export class GroupSorter {
   }
 
   /**
-   * Calls `put(key, value)` once per key in ascending order, where value holds every (group, value) pair
-   * of the key that `keep` accepts, grouped by ascending group, values in input order. Each value is a
-   * fresh buffer.
+   * Calls `put(key, list)` once per key in ascending order, where list holds every (group, value) pair
+   * of the key that `keep` accepts, grouped by ascending group, values in input order (the relations
+   * list of layout.ts). The list is only valid during the call.
    */
-  forEachKey(put: (key: number, value: Buffer) => void, keep?: Keep): void {
+  forEachKey(put: Put, keep?: Keep): void {
     if (this.runs.length > 0 && this.n > 0) this.spill();
     const out = new GroupEncoder(put, keep);
     if (this.runs.length === 0) {
@@ -109,12 +109,15 @@ export class GroupSorter {
   }
 
   /** forEachKey over run files written by `finish()` of a sorter elsewhere (e.g. a worker thread). */
-  static forEachKeyOfRuns(runs: string[], put: (key: number, value: Buffer) => void, keep?: Keep): void {
+  static forEachKeyOfRuns(runs: string[], put: Put, keep?: Keep): void {
     const out = new GroupEncoder(put, keep);
     mergeRuns(runs, out);
     out.end();
   }
 }
+
+/** Receives one key's relations list, a view that the next call overwrites. */
+export type Put = (key: number, list: Uint32Array) => void;
 
 /** Decides per (key, group, value) triple whether it goes into the index. */
 export type Keep = (key: number, group: number, value: number) => boolean;
@@ -171,12 +174,11 @@ class GroupEncoder {
   private c1 = -1;
   private rels: number[] = [];
   private c2s: number[] = [];
-  // Values are carved out of large slabs: one allocation per ~1 MB instead of one per concept.
-  private slab = Buffer.allocUnsafe(1 << 20);
-  private slabAt = 0;
+  // One list at a time, in a buffer that only grows: no allocation per key.
+  private list = new Uint32Array(1024);
 
   constructor(
-    private readonly put: (c1: number, value: Buffer) => void,
+    private readonly put: Put,
     private readonly keep?: Keep,
   ) {}
 
@@ -205,39 +207,28 @@ class GroupEncoder {
     for (let i = 0; i < n; i++) {
       if (i === 0 || rels[order ? order[i]! : i] !== rels[order ? order[i - 1]! : i - 1]) groups++;
     }
-    const value = this.take(groups * 6 + n * 4);
-    let at = 0;
+    const size = 1 + groups * 2 + n;
+    if (size > this.list.length) this.list = new Uint32Array(Math.max(size, this.list.length * 2));
+    const list = this.list;
+    list[0] = size - 1;
+    let at = 1;
     let countAt = 0;
-    let count = 0;
     let current = -1;
     for (let j = 0; j < n; j++) {
       const i = order ? order[j]! : j;
       if (rels[i] !== current) {
-        if (current >= 0) value.writeUInt32LE(count, countAt);
         current = rels[i]!;
-        value.writeUInt16LE(current, at);
-        countAt = at + 2;
-        at += 6;
-        count = 0;
+        list[at] = current;
+        list[at + 1] = 0;
+        countAt = at + 1;
+        at += 2;
       }
-      value.writeUInt32LE(c2s[i]!, at);
-      at += 4;
-      count++;
+      list[at++] = c2s[i]!;
+      list[countAt]!++;
     }
-    value.writeUInt32LE(count, countAt);
-    this.put(this.c1, value);
+    this.put(this.c1, list.subarray(0, size));
     this.rels = [];
     this.c2s = [];
     this.c1 = -1;
-  }
-
-  private take(size: number): Buffer {
-    if (size > this.slab.length - this.slabAt) {
-      this.slab = Buffer.allocUnsafe(Math.max(1 << 20, size));
-      this.slabAt = 0;
-    }
-    const out = this.slab.subarray(this.slabAt, this.slabAt + size);
-    this.slabAt += size;
-    return out;
   }
 }

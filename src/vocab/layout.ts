@@ -4,20 +4,48 @@ import type { Concept } from "./bridge.js";
 
 /** The LMDB data file inside an index directory (its lock file sits beside it). */
 export const DATA_FILE = "vocab.mdb";
-export const LAYOUT_VERSION = 2;
+export const LAYOUT_VERSION = 3;
 
 /**
- * concepts:  uint32 concept_id -> concept fields (see encodeConcept)
- * codes:     uint32 codeHash(vocabulary_id, concept_code) -> the concepts with that hash, each with its id
- *            and its encoded value (see CODE_ENTRY_HEADER), in preference order: one read answers
- *            lookupCode. The reader confirms vocabulary and code on each, so hash collisions are harmless
- * relations: uint32 concept_id_1 -> every valid relationship of that concept, grouped by relationship index
- * meta:      "info" -> IndexInfo (msgpack)
- * Integer keys (MDB_INTEGERKEY) are the fastest LMDB lookup and cover every OMOP concept_id, custom
- * concepts >= 2,000,000,000 included; one relations read answers mapConcept for any relationship list.
- * Every key is a number so the build sorts with native numeric sorts and writes with MDB_APPEND.
+ * An index is one LMDB file with two databases:
+ * meta:  "info" -> IndexInfo (msgpack), which also says how many slabs each area has
+ * slabs: uint32 area * 65536 + n -> the n-th slab of an area: a large binary value
+ *
+ * Point lookups do not descend a B-tree. At 5M concepts one B-tree read costs 1.4-1.9 us, almost all of
+ * it memory stalls on the ~10 dependent cache lines of a leaf's binary search; a hash slot costs one or
+ * two. So the areas are laid out for direct addressing, as whole LMDB values that lmdb-js hands out as
+ * views into the memory map (values of 16 MB or more; smaller ones are copied once, at open):
+ *
+ * concepts:  concept records in concept_id order: u32 concept_id, u32 byte length, the UTF-8 of
+ *            encodeConcept, padded to a 4-byte boundary
+ * relations: one list per concept_id_1 with valid relationships, in concept_id_1 order: u32 word count,
+ *            then groups `u32 relationship index, u32 count, count x u32 concept_id_2`, ascending
+ * ids:       hash table concept_id -> slot [concept_id, concept ref, relations ref] (ID_SLOT words)
+ * codes:     hash table code key (vocabulary_id, concept_code) -> slot [code key, concept ref] for every
+ *            concept, preferred concepts first along a probe sequence (see build.ts); the reader confirms
+ *            vocabulary and code on the record, so hash collisions are harmless
+ *
+ * Words are little-endian u32s (the build and the reader refuse a big-endian host). A ref addresses a
+ * record as `slab * 2^24 + word + 1` (0: none), so a slab holds at most 64 MB of records (a single larger
+ * record gets a slab of its own) and an area at most 255 slabs.
  */
-export const DB = { concepts: "concepts", codes: "codes", relations: "relations", meta: "meta" } as const;
+export const DB = { slabs: "slabs", meta: "meta" } as const;
+
+export const AREA = { concepts: 0, relations: 1, ids: 2, codes: 3 } as const;
+export type AreaName = keyof typeof AREA;
+export const slabKey = (area: number, n: number): number => area * 65536 + n;
+
+export const SLAB_WORDS = 1 << 24;
+export const MAX_SLABS = 255;
+export const makeRef = (slab: number, word: number): number => slab * SLAB_WORDS + word + 1;
+
+export const ID_SLOT = 3;
+export const CODE_SLOT = 2;
+
+/** Slab counts per area, in IndexInfo. */
+export type SlabCounts = Record<AreaName, number>;
+
+export const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 export const MAX_CONCEPT_ID = 0xffff_ffff;
 
@@ -41,6 +69,7 @@ export interface IndexInfo {
   relationship_ids: string[];
   vocabularies: Record<string, { concepts: number; version: string | null; name: string | null }>;
   build_ms: number;
+  slabs: SlabCounts;
 }
 
 export interface FileCounts {
@@ -116,24 +145,7 @@ export function decodeConcept(id: number, buf: Buffer, start = 0, end = buf.leng
   };
 }
 
-/** A codes entry is u32 concept_id, u32 byte length (LE), then the concept's encoded value. */
-export const CODE_ENTRY_HEADER = 8;
-
-/** The first concept of a codes value with this vocabulary and code, if any. */
-export function findCodeEntry(buf: Buffer, vocabularyId: string, code: string): Concept | undefined {
-  const end = buf.length;
-  let at = 0;
-  while (at + CODE_ENTRY_HEADER <= end) {
-    const id = buf.readUInt32LE(at);
-    const next = at + CODE_ENTRY_HEADER + buf.readUInt32LE(at + 4);
-    const c = decodeConcept(id, buf, at + CODE_ENTRY_HEADER, next);
-    if (c.concept_code === code && c.vocabulary_id === vocabularyId) return c;
-    at = next;
-  }
-  return undefined;
-}
-
-/** FNV-1a over the UTF-16 units of `vocabulary_id NUL concept_code`: the codes database key. */
+/** FNV-1a over the UTF-16 units of `vocabulary_id NUL concept_code` (codeKey mixes it for the table). */
 export function codeHash(vocabularyId: string, code: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < vocabularyId.length; i++) h = Math.imul(h ^ vocabularyId.charCodeAt(i), 0x01000193);
@@ -142,6 +154,16 @@ export function codeHash(vocabularyId: string, code: string): number {
   return h >>> 0;
 }
 
+/** murmur3's 32-bit finaliser: spreads ids and FNV hashes over every bit, which the tables index by. */
+export function mix32(x: number): number {
+  x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
+  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
+  return (x ^ (x >>> 16)) >>> 0;
+}
+
+/** The codes table key of a vocabulary and code. */
+export const codeKey = (vocabularyId: string, code: string): number => mix32(codeHash(vocabularyId, code));
+
 /** The vocabulary_id of an encoded concept, without building the whole Concept. */
 export function vocabularyOf(s: string): string {
   const a = s.indexOf(SEP, s.indexOf(SEP) + 1);
@@ -149,24 +171,23 @@ export function vocabularyOf(s: string): string {
 }
 
 /**
- * Grouped values (relations): a sequence of groups, each `u16 group, u32 count, count x u32 concept_id`, little-endian,
- * groups ascending. Walking the group headers skips the ids of groups nobody asked for.
+ * The relations list at `words[at]` (see the layout above): calls `visit` for every concept_id_2 of the
+ * groups in `wanted` (all groups when null), group by group. Group headers let it skip the ids of groups
+ * nobody asked for.
  */
-export function forEachGroup(
-  buf: Buffer,
+export function forEachRelation(
+  words: Uint32Array,
+  at: number,
   wanted: ReadonlySet<number> | null,
   visit: (conceptId: number, group: number) => void,
 ): void {
-  // `length`, not `byteLength`: lmdb-js getBinaryFast hands out one shared buffer and sets its length.
-  // Buffer's own read methods, not a DataView: this runs per lookup and a DataView is an allocation.
-  const end = buf.length;
-  let at = 0;
-  while (at + 6 <= end) {
-    const group = buf.readUInt16LE(at);
-    const count = buf.readUInt32LE(at + 2);
-    at += 6;
-    if (!wanted || wanted.has(group))
-      for (let i = 0; i < count; i++) visit(buf.readUInt32LE(at + i * 4), group);
-    at += count * 4;
+  const end = at + 1 + words[at]!;
+  at++;
+  while (at < end) {
+    const group = words[at]!;
+    const count = words[at + 1]!;
+    at += 2;
+    if (!wanted || wanted.has(group)) for (let i = 0; i < count; i++) visit(words[at + i]!, group);
+    at += count;
   }
 }

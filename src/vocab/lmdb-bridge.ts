@@ -1,21 +1,30 @@
 // The VocabularyBridge over a built index: opened read-only and memory-mapped, so opening costs a few
-// milliseconds, lookups are synchronous B-tree reads, and every worker process shares the same pages.
+// milliseconds and every worker process shares the same pages. Lookups are synchronous hash-slot reads
+// straight from the mapped slabs (layout.ts): no LMDB call once the index is open.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { type Database, open, type RootDatabase } from "lmdb";
+import { open, type RootDatabase } from "lmdb";
 import { AppError } from "../errors.js";
 import type { CodeableConcept, Concept, DvCodedText, MapConceptOptions, VocabularyBridge } from "./bridge.js";
+import { HashTable } from "./hash-table.js";
 import {
-  codeHash,
+  AREA,
+  type AreaName,
+  CODE_SLOT,
+  codeKey,
   DATA_FILE,
   DB,
   decodeConcept,
-  findCodeEntry,
-  forEachGroup,
+  forEachRelation,
+  ID_SLOT,
   type IndexInfo,
   isConceptId,
   LAYOUT_VERSION,
+  LITTLE_ENDIAN,
+  mix32,
+  slabKey,
 } from "./layout.js";
+import { readSlab, type Slab } from "./slabs.js";
 import { fhirSystemFor, openehrTerminologyFor, vocabularyForSystem } from "./systems.js";
 
 export const DEFAULT_RELATIONSHIPS = ["Maps to", "Mapped from"] as const;
@@ -34,11 +43,19 @@ export interface VocabularyStats extends IndexInfo {
 export const displayableName = (name: string): string | undefined =>
   name === "" || name === "NA" ? undefined : name;
 
+// What a closed bridge reads: one empty slot, so every lookup answers "not found" and nothing touches the
+// memory map that close() released.
+const CLOSED_IDS = new HashTable([new Uint32Array(ID_SLOT)], ID_SLOT);
+const CLOSED_CODES = new HashTable([new Uint32Array(CODE_SLOT)], CODE_SLOT);
+
 export class LmdbVocabularyBridge implements VocabularyBridge {
-  private readonly concepts: Database<Buffer, number>;
-  private readonly codes: Database<Buffer, number>;
-  private readonly relations: Database<Buffer, number>;
+  private concepts: Slab[];
+  private relations: Slab[];
+  private ids: HashTable;
+  private codes: HashTable;
   readonly info: IndexInfo;
+  /** Bytes of slabs that lmdb-js copied instead of mapping (small slabs): what opening costs. */
+  readonly copiedBytes: number;
   private readonly relIndex: Map<string, number>;
   private readonly defaultWanted: ReadonlySet<number>;
   // mapConcept is called per record with the same few relationship lists: resolve each list once.
@@ -48,9 +65,6 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     private readonly env: RootDatabase,
     readonly dir: string,
   ) {
-    this.concepts = env.openDB({ name: DB.concepts, keyEncoding: "uint32", encoding: "binary" });
-    this.codes = env.openDB({ name: DB.codes, keyEncoding: "uint32", encoding: "binary" });
-    this.relations = env.openDB({ name: DB.relations, keyEncoding: "uint32", encoding: "binary" });
     const info = env.openDB<IndexInfo, string>({ name: DB.meta }).get("info");
     if (!info || info.layout !== LAYOUT_VERSION) {
       throw new AppError(
@@ -59,38 +73,96 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
         `${dir} is not a vocabulary index of layout ${LAYOUT_VERSION}; rebuild it with \`crossmap vocab build\``,
       );
     }
+    if (!LITTLE_ENDIAN) {
+      throw new AppError(500, "vocab_big_endian", "vocabulary indexes are little-endian; this host is not");
+    }
     this.info = info;
+    const db = env.openDB<Buffer, number>({ name: DB.slabs, keyEncoding: "uint32", encoding: "binary" });
+    const area = (name: AreaName) =>
+      Array.from({ length: info.slabs[name] }, (_, n) => readSlab(db, slabKey(AREA[name], n), dir));
+    this.concepts = area("concepts");
+    this.relations = area("relations");
+    const ids = area("ids");
+    const codes = area("codes");
+    this.ids = new HashTable(
+      ids.map((s) => s.words),
+      ID_SLOT,
+    );
+    this.codes = new HashTable(
+      codes.map((s) => s.words),
+      CODE_SLOT,
+    );
+    this.copiedBytes = [...this.concepts, ...this.relations, ...ids, ...codes]
+      .filter((s) => !s.mapped)
+      .reduce((n, s) => n + s.bytes.length, 0);
     this.relIndex = new Map(info.relationship_ids.map((r, i) => [r, i]));
     this.defaultWanted = this.wanted(DEFAULT_RELATIONSHIPS);
   }
 
+  /** The concept record at `ref` (layout.makeRef). */
+  private conceptAt(ref: number): Concept {
+    const slab = this.concepts[(ref - 1) >>> 24]!;
+    const word = (ref - 1) & 0xffffff;
+    const start = word * 4 + 8;
+    return decodeConcept(slab.words[word]!, slab.bytes, start, start + slab.words[word + 1]!);
+  }
+
+  /** The word index of concept `id`'s slot in `this.ids.words`, or -1. */
+  private idSlot(id: number): number {
+    const t = this.ids;
+    for (let at = t.start(mix32(id)); ; at = t.next(at)) {
+      const words = t.words;
+      if (words[at + 1] === 0) return -1;
+      if (words[at] === id) return at;
+    }
+  }
+
   getConcept(conceptId: number): Concept | undefined {
     if (!isConceptId(conceptId)) return undefined;
-    const buf = this.concepts.getBinaryFast(conceptId);
-    return buf ? decodeConcept(conceptId, buf) : undefined;
+    const at = this.idSlot(conceptId);
+    return at < 0 ? undefined : this.conceptAt(this.ids.words[at + 1]!);
   }
 
   lookupCode(vocabularyId: string, code: string): Concept | undefined {
     if (typeof vocabularyId !== "string" || typeof code !== "string" || vocabularyId === "" || code === "") {
       return undefined;
     }
-    // One read: the concepts under this hash come with their values, in preference order (standard,
-    // classification, valid, invalid).
-    const buf = this.codes.getBinaryFast(codeHash(vocabularyId, code));
-    return buf ? findCodeEntry(buf, vocabularyId, code) : undefined;
+    // Concepts with this key come along the probe sequence in preference order (standard, classification,
+    // valid, invalid); the first whose vocabulary and code match is the answer.
+    const key = codeKey(vocabularyId, code);
+    const t = this.codes;
+    for (let at = t.start(key); ; at = t.next(at)) {
+      const words = t.words;
+      const ref = words[at + 1]!;
+      if (ref === 0) return undefined;
+      if (words[at] === key) {
+        const c = this.conceptAt(ref);
+        if (c.concept_code === code && c.vocabulary_id === vocabularyId) return c;
+      }
+    }
+  }
+
+  /** Calls `visit` for each relation of `conceptId` in the `wanted` groups (all when null). */
+  private forEachRelated(
+    conceptId: number,
+    wanted: ReadonlySet<number> | null,
+    visit: (id: number, group: number) => void,
+  ): void {
+    const at = this.idSlot(conceptId);
+    const ref = at < 0 ? 0 : this.ids.words[at + 2]!;
+    if (ref === 0) return;
+    forEachRelation(this.relations[(ref - 1) >>> 24]!.words, (ref - 1) & 0xffffff, wanted, visit);
   }
 
   mapConcept(conceptId: number, options?: MapConceptOptions): Concept[] {
     if (!isConceptId(conceptId)) return [];
-    const buf = this.relations.getBinaryFast(conceptId);
-    if (!buf) return [];
     const wanted = options?.relationships ? this.wanted(options.relationships) : this.defaultWanted;
     const target = options?.targetVocabulary;
     // The same concept can be related twice (e.g. "Maps to" and "Mapped from" to itself). A linear scan
     // is fastest for the usual handful; hub concepts with thousands of relations switch to a Set.
     const ids: number[] = [];
     let seen: Set<number> | undefined;
-    forEachGroup(buf, wanted, (id) => {
+    this.forEachRelated(conceptId, wanted, (id) => {
       if (seen) {
         if (!seen.has(id)) {
           seen.add(id);
@@ -160,7 +232,7 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
   /**
    * Every concept of `sourceVocabulary` (in concept_id order) paired with its related concepts in
    * `targetVocabulary`, lazily: a full SNOMED -> ICD10CM crosswalk never sits in memory. It scans the
-   * concepts database once, which is the price of keeping codes keyed by hash for fast lookups.
+   * concept records once, which is the price of keeping codes keyed by hash for fast lookups.
    */
   *crosswalk(
     sourceVocabulary: string,
@@ -168,17 +240,25 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     relationships: readonly string[] = DEFAULT_RELATIONSHIPS,
   ): Generator<CrosswalkRow> {
     const wanted = this.wanted(relationships);
-    for (const { key, value } of this.concepts.getRange({})) {
-      const source = decodeConcept(key, value);
-      if (source.vocabulary_id !== sourceVocabulary) continue;
-      const buf = this.relations.getBinaryFast(key);
-      if (!buf) continue;
-      const hits: [number, number][] = [];
-      forEachGroup(buf, wanted, (id, rel) => hits.push([id, rel]));
-      for (const [id, rel] of hits) {
-        const target = this.getConcept(id);
-        if (target && target.vocabulary_id === targetVocabulary) {
-          yield { source, relationship: this.info.relationship_ids[rel]!, target };
+    for (let s = 0; s < this.concepts.length; s++) {
+      let word = 0;
+      // Re-read per record: a bridge closed between two rows has released the mapped slabs.
+      while (this.concepts.length > s) {
+        const { words, bytes } = this.concepts[s]!;
+        // A zero length ends the slab (its padding): no encoded concept is empty.
+        if (word + 2 > words.length || words[word + 1] === 0) break;
+        const start = word * 4 + 8;
+        const end = start + words[word + 1]!;
+        const source = decodeConcept(words[word]!, bytes, start, end);
+        word = (end + 3) >>> 2;
+        if (source.vocabulary_id !== sourceVocabulary) continue;
+        const hits: [number, number][] = [];
+        this.forEachRelated(source.concept_id, wanted, (id, rel) => hits.push([id, rel]));
+        for (const [id, rel] of hits) {
+          const target = this.getConcept(id);
+          if (target && target.vocabulary_id === targetVocabulary) {
+            yield { source, relationship: this.info.relationship_ids[rel]!, target };
+          }
         }
       }
     }
@@ -188,7 +268,12 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     return { index_dir: this.dir, ...this.info };
   }
 
+  /** Releases the index. Lookups after this answer "not found". */
   close(): Promise<void> {
+    this.concepts = [];
+    this.relations = [];
+    this.ids = CLOSED_IDS;
+    this.codes = CLOSED_CODES;
     return this.env.close();
   }
 

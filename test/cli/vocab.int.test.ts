@@ -181,11 +181,12 @@ describe("crossmap vocab crosswalk and stats", () => {
     const stats = JSON.parse(r.stdout);
     expect(stats).toMatchObject({
       index_dir: index,
-      layout: 2,
+      layout: 3,
       source_form: "athena-tab",
       concepts: 447,
       relationships: 872,
       relationship_ids: ["Maps to", "Mapped from"],
+      slabs: { concepts: 1, relations: 1, ids: 1, codes: 1 },
     });
     expect(stats.vocabularies.SNOMED).toEqual({ concepts: 178, version: null, name: null });
   });

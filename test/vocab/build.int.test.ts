@@ -214,8 +214,18 @@ describe("vocab build", () => {
       relationshipWorker: true,
       relationshipChunk: 50,
     });
+    // slabs of 64 words and table partitions of 512 bytes: records over many slabs, tables over many parts
+    const slabbed = await buildAndOpen(d.src, join(d.root, "slabbed"), {
+      slabBytes: 256,
+      partitionBytes: 512,
+    });
+    expect(slabbed.report.info.slabs.concepts).toBeGreaterThan(50);
+    expect(slabbed.report.info.slabs.relations).toBeGreaterThan(10);
+    expect(slabbed.report.info.slabs.ids).toBeGreaterThan(10);
+    expect(slabbed.report.info.slabs.codes).toBeGreaterThan(5);
+    expect(memory.report.info.slabs).toEqual({ concepts: 1, relations: 1, ids: 1, codes: 1 });
     // no run files or temp dirs left
-    expect(readdirSync(d.root).sort()).toEqual(["athena", "index", "spilled", "worker"]);
+    expect(readdirSync(d.root).sort()).toEqual(["athena", "index", "slabbed", "spilled", "worker"]);
     const { built_at, build_ms } = worker.report.info;
     expect(worker.report.info).toEqual({ ...spilled.report.info, built_at, build_ms });
     expect(spilled.report.info.concepts).toBe(500);
@@ -226,13 +236,19 @@ describe("vocab build", () => {
       const mapped = memory.bridge.mapConcept(id, { relationships: ["Maps to", "Is a"] });
       expect(spilled.bridge.mapConcept(id, { relationships: ["Maps to", "Is a"] })).toEqual(mapped);
       expect(worker.bridge.mapConcept(id, { relationships: ["Maps to", "Is a"] })).toEqual(mapped);
+      expect(slabbed.bridge.getConcept(id)).toEqual(memory.bridge.getConcept(id));
+      expect(slabbed.bridge.mapConcept(id, { relationships: ["Maps to", "Is a"] })).toEqual(mapped);
     }
+    const crosswalk = [...memory.bridge.crosswalk("SNOMED", "SNOMED", ["Maps to", "Is a"])];
+    expect(crosswalk.length).toBeGreaterThan(200);
+    expect([...slabbed.bridge.crosswalk("SNOMED", "SNOMED", ["Maps to", "Is a"])]).toEqual(crosswalk);
     for (let k = 0; k < 250; k++) {
       for (const vocabulary of ["SNOMED", "ICD10CM"]) {
         // rows i have code K(i % 250), odd rows SNOMED and even rows ICD10CM: odd codes are SNOMED's
         const found = memory.bridge.lookupCode(vocabulary, `K${k}`);
         expect(found?.concept_code).toBe((k % 2 === 1) === (vocabulary === "SNOMED") ? `K${k}` : undefined);
         expect(spilled.bridge.lookupCode(vocabulary, `K${k}`)).toEqual(found);
+        expect(slabbed.bridge.lookupCode(vocabulary, `K${k}`)).toEqual(found);
       }
     }
     // ICD10CM K0 is rows 0 (id 1000) and 250 (id 1250, standard): the standard concept is preferred

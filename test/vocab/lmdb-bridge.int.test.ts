@@ -96,11 +96,14 @@ describe("a hub concept", () => {
       rels.push(["100", String(100 + i), "Subsumes", "20000101", "20991231", ""]);
     }
     writeAthena(hub.path, concepts, rels);
-    await buildVocabulary({ sourceDir: hub.path, outDir: join(hub.path, "index") });
+    // 4 KB slabs: the hub's list (6,000 ids, 24 KB) is larger than a slab and gets one of its own
+    await buildVocabulary({ sourceDir: hub.path, outDir: join(hub.path, "index"), slabBytes: 4096 });
     const b = openVocabulary(join(hub.path, "index"));
     try {
       const ids = b.mapConcept(100, { relationships: ["Mapped from", "Subsumes"] }).map((c) => c.concept_id);
       expect(ids).toEqual(Array.from({ length: 3000 }, (_, i) => 101 + i));
+      expect(b.mapConcept(3100, { relationships: ["Mapped from", "Subsumes"] })).toEqual([]);
+      expect(b.getConcept(3100)?.concept_code).toBe("L3000");
     } finally {
       await b.close();
       hub.remove();
@@ -170,6 +173,22 @@ describe("lookups", () => {
     ]);
     const reverse = fixture.crosswalk("SNOMED", "Local");
     expect(reverse.next().value?.target.concept_code).toBe("DM-2");
+  });
+});
+
+describe("closing", () => {
+  it("answers not found after close, and ends a crosswalk that was under way", async () => {
+    const dir = join(tmp.path, "closing");
+    await buildVocabulary({ sourceDir: tmp.path, outDir: dir });
+    const b = openVocabulary(dir);
+    const rows = b.crosswalk("ICD10CM", "SNOMED");
+    expect(rows.next().done).toBe(false);
+    expect(b.getConcept(201826)?.concept_code).toBe("44054006");
+    await b.close();
+    expect(rows.next().done).toBe(true);
+    expect(b.getConcept(201826)).toBeUndefined();
+    expect(b.lookupCode("SNOMED", "44054006")).toBeUndefined();
+    expect(b.mapConcept(1567956)).toEqual([]);
   });
 });
 

@@ -1,0 +1,95 @@
+// Slab areas: the writer's record placement and refs, and the reader's mapped / copied views over a real
+// LMDB file.
+import { join } from "node:path";
+import { open } from "lmdb";
+import { afterAll, describe, expect, it } from "vitest";
+import { makeRef } from "../../src/vocab/layout.js";
+import { MAPPED_MIN_BYTES, readSlab, SlabWriter } from "../../src/vocab/slabs.js";
+import { tempDir } from "./fixtures.js";
+
+const tmp = tempDir();
+afterAll(() => tmp.remove());
+
+function collect(slabBytes?: number) {
+  const slabs: Buffer[] = [];
+  const writer = new SlabWriter(
+    "test records",
+    (n, value) => {
+      expect(n).toBe(slabs.length);
+      slabs.push(Buffer.from(value)); // the writer reuses its buffer after a put
+    },
+    slabBytes,
+  );
+  return { writer, slabs };
+}
+
+describe("SlabWriter", () => {
+  it("places word-aligned records and starts a new slab when one is full", () => {
+    const { writer, slabs } = collect(64); // 16 words per slab
+    expect(writer.addConcept(7, "abc")).toBe(makeRef(0, 0)); // 2 header words + 1 word of text
+    expect(writer.addConcept(0xffff_fffe, "é")).toBe(makeRef(0, 3)); // 2 UTF-8 bytes
+    expect(writer.addWords(new Uint32Array([2, 10, 11]))).toBe(makeRef(0, 6));
+    expect(writer.addWords(new Uint32Array(8).fill(9))).toBe(makeRef(1, 0)); // 9 + 8 > 16
+    expect(writer.finish()).toBe(2);
+    const words = new Uint32Array(slabs[0]!.buffer, slabs[0]!.byteOffset, 9);
+    expect([...words.subarray(0, 2)]).toEqual([7, 3]);
+    expect(slabs[0]!.toString("utf8", 8, 11)).toBe("abc");
+    expect([...words.subarray(3, 5)]).toEqual([0xffff_fffe, 2]);
+    expect(slabs[0]!.toString("utf8", 20, 22)).toBe("é");
+    expect([...words.subarray(6, 9)]).toEqual([2, 10, 11]);
+    expect(slabs[0]!.length).toBe(36);
+    expect(slabs[1]!.length).toBe(32);
+  });
+
+  it("gives a record larger than a slab a slab of its own", () => {
+    const { writer, slabs } = collect(64);
+    writer.addWords(new Uint32Array([1]));
+    expect(writer.addWords(new Uint32Array(40).fill(5))).toBe(makeRef(1, 0));
+    expect(writer.addWords(new Uint32Array([3]))).toBe(makeRef(2, 0));
+    expect(writer.finish()).toBe(3);
+    expect(slabs.map((s) => s.length)).toEqual([4, 160, 4]);
+  });
+
+  it("writes one empty slab for an empty area", () => {
+    const { writer, slabs } = collect();
+    expect(writer.finish()).toBe(1);
+    expect(slabs.map((s) => s.length)).toEqual([0]);
+  });
+
+  it("pads a small last slab of a large area up to the size lmdb-js maps", () => {
+    const { writer, slabs } = collect(32 << 20);
+    writer.addWords(new Uint32Array(6 << 20)); // 24 MB
+    writer.addWords(new Uint32Array(3 << 20)); // 12 MB: does not fit, starts slab 1
+    expect(writer.finish()).toBe(2);
+    expect(slabs.map((s) => s.length)).toEqual([24 << 20, MAPPED_MIN_BYTES]);
+  });
+});
+
+describe("readSlab", () => {
+  it("maps a large value without copying it, and copies a small one out of lmdb-js's shared buffer", async () => {
+    const path = join(tmp.path, "slabs.mdb");
+    const w = open({ path, noSubdir: true, maxDbs: 2 });
+    const wdb = w.openDB<Buffer, number>({ name: "slabs", keyEncoding: "uint32", encoding: "binary" });
+    const big = Buffer.alloc(MAPPED_MIN_BYTES);
+    big.writeUInt32LE(123456, 400);
+    await wdb.put(0, big);
+    await wdb.put(1, Buffer.from([1, 0, 0, 0, 2, 0, 0, 0]));
+    await wdb.put(2, Buffer.from([9, 9, 9, 9]));
+    await w.close();
+    const r = open({ path, noSubdir: true, maxDbs: 2, readOnly: true });
+    try {
+      const db = r.openDB<Buffer, number>({ name: "slabs", keyEncoding: "uint32", encoding: "binary" });
+      const large = readSlab(db, 0, "test");
+      const small = readSlab(db, 1, "test");
+      readSlab(db, 2, "test"); // overwrites lmdb-js's shared read buffer
+      expect(large.mapped).toBe(true);
+      expect(large.bytes.length).toBe(MAPPED_MIN_BYTES);
+      expect(large.words[100]).toBe(123456);
+      expect(small.mapped).toBe(false);
+      expect([...small.words]).toEqual([1, 2]);
+      expect(() => readSlab(db, 3, "the index")).toThrow("the index: the index is incomplete (slab 3)");
+    } finally {
+      await r.close();
+    }
+  });
+});
