@@ -58,8 +58,8 @@ function lookups(dir: string, source: string): Record<string, number> {
   }
   // Lookups per second (wall) and CPU microseconds per lookup: the CPU figure holds when other processes
   // compete for the cores, the wall figure does not. Two samples: 100k distinct concepts spread over the
-  // index (their B-tree pages do not fit in the CPU caches: every read is a trip to memory), and a
-  // working set of 10k (like the distinct concepts of one hospital's export), whose pages stay cached.
+  // index (their slots and records do not fit in the CPU caches: every read is a trip to memory), and a
+  // working set of 10k (like the distinct concepts of one hospital's export), which stays cached.
   const out: Record<string, number> = { open_to_first_lookup_ms: Math.round(openMs * 100) / 100 };
   const rate = (name: string, set: typeof sample, fn: (s: (typeof sample)[number]) => unknown) => {
     for (const s of set) fn(s); // warm

@@ -204,8 +204,25 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     phase("concepts written");
     rmSync(runsDir, { recursive: true, force: true });
     const keptIds = kept.idSet();
+    // The columns are complete (relationRefs is filled in below): no more reallocation.
+    const { ids, conceptRefs, relationRefs, codeKeys } = kept;
 
-    // 3. relationship runs (read meanwhile) -> one grouped value per concept_id_1. Relationships to a
+    // 3. the codes table: it needs nothing from relationships, so it is written while the worker
+    // may still be reading them.
+    const tableOptions = options.partitionBytes ? { partitionBytes: options.partitionBytes } : {};
+    slabCounts.codes = writeHashTable(
+      codeKeys.subarray(0, keptCount),
+      CODE_SLOT,
+      (i, words, at) => {
+        words[at] = codeKeys[i]!;
+        words[at + 1] = conceptRefs[i]!;
+      },
+      putSlab(AREA.codes),
+      { ...tableOptions, order: kept.byRank() },
+    );
+    phase("codes table written");
+
+    // 4. relationship runs (read meanwhile) -> one grouped value per concept_id_1. Relationships to a
     // concept outside the index could never produce a concept: dropped here, where the ids are known.
     const relCounts = emptyCounts();
     let relationshipIds: string[] = [];
@@ -220,20 +237,23 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
       relCounts.skipped = rel.invalid;
       relProblems.push(...rel.problems);
       malformedRows += rel.malformed;
+      // Each concept_id_2 is stored as its record's ref, so that mapConcept reads answers without
+      // a slot lookup each; the ids' positions come from the id set's running counts.
       let row = 0;
       GroupSorter.forEachKeyOfRuns(
         rel.runs,
         (c1, list) => {
-          while (kept.ids[row] !== c1) row++; // c1 is a kept id, and both ascend
-          kept.relationRefs[row] = relationWriter.addWords(list);
+          while (ids[row] !== c1) row++; // c1 is a kept id, and both ascend
+          relationRefs[row] = relationWriter.addWords(list);
         },
         (c1, _rel, c2) => {
-          if (keptIds.has(c1) && keptIds.has(c2)) {
+          const target = keptIds.indexOf(c2);
+          if (target >= 0 && keptIds.has(c1)) {
             relationshipCount++;
-            return true;
+            return conceptRefs[target]!;
           }
           relCounts.skipped++;
-          return false;
+          return -1;
         },
       );
       relCounts.loaded = relationshipCount;
@@ -241,9 +261,7 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     }
     slabCounts.relations = relationWriter.finish();
 
-    // 4. the hash tables, from the kept concepts' columns
-    const { ids, conceptRefs, relationRefs, codeKeys } = kept;
-    const tableOptions = options.partitionBytes ? { partitionBytes: options.partitionBytes } : {};
+    // 5. the ids table, now that every concept's relations list has its ref
     const idHashes = new Uint32Array(keptCount);
     for (let i = 0; i < keptCount; i++) idHashes[i] = mix32(ids[i]!);
     slabCounts.ids = writeHashTable(
@@ -257,22 +275,12 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
       putSlab(AREA.ids),
       tableOptions,
     );
-    slabCounts.codes = writeHashTable(
-      codeKeys.subarray(0, keptCount),
-      CODE_SLOT,
-      (i, words, at) => {
-        words[at] = codeKeys[i]!;
-        words[at + 1] = conceptRefs[i]!;
-      },
-      putSlab(AREA.codes),
-      { ...tableOptions, order: kept.byRank() },
-    );
-    phase("tables written");
+    phase("ids table written");
     relCounts.malformed = relCounts.rows - relCounts.loaded - relCounts.skipped;
     conceptCounts.malformed =
       conceptCounts.rows - conceptCounts.loaded - conceptCounts.skipped - conceptCounts.duplicates;
 
-    // 4. metadata
+    // 6. metadata
     const vocabTable = vocabularyFile ? await readVocabularyTable(vocabularyFile) : new Map();
     info = {
       layout: LAYOUT_VERSION,

@@ -94,12 +94,12 @@ export class GroupSorter {
 
   /**
    * Calls `put(key, list)` once per key in ascending order, where list holds every (group, value) pair
-   * of the key that `keep` accepts, grouped by ascending group, values in input order (the relations
-   * list of layout.ts). The list is only valid during the call.
+   * of the key that `admit` lets in, as the value it returns, grouped by ascending group, values in input
+   * order (the relations list of layout.ts). The list is only valid during the call.
    */
-  forEachKey(put: Put, keep?: Keep): void {
+  forEachKey(put: Put, admit?: Admit): void {
     if (this.runs.length > 0 && this.n > 0) this.spill();
-    const out = new GroupEncoder(put, keep);
+    const out = new GroupEncoder(put, admit);
     if (this.runs.length === 0) {
       for (const i of this.sortedOrder()) out.add(this.c1[i]!, this.rel[i]!, this.c2[i]!);
     } else {
@@ -109,8 +109,8 @@ export class GroupSorter {
   }
 
   /** forEachKey over run files written by `finish()` of a sorter elsewhere (e.g. a worker thread). */
-  static forEachKeyOfRuns(runs: string[], put: Put, keep?: Keep): void {
-    const out = new GroupEncoder(put, keep);
+  static forEachKeyOfRuns(runs: string[], put: Put, admit?: Admit): void {
+    const out = new GroupEncoder(put, admit);
     mergeRuns(runs, out);
     out.end();
   }
@@ -119,8 +119,8 @@ export class GroupSorter {
 /** Receives one key's relations list, a view that the next call overwrites. */
 export type Put = (key: number, list: Uint32Array) => void;
 
-/** Decides per (key, group, value) triple whether it goes into the index. */
-export type Keep = (key: number, group: number, value: number) => boolean;
+/** Decides per (key, group, value) triple whether it goes into the index: the u32 to store, or -1. */
+export type Admit = (key: number, group: number, value: number) => number;
 
 // A merge specialised to three numbers per record: no per-record objects, ties to the earlier run.
 function mergeRuns(runs: string[], out: GroupEncoder): void {
@@ -172,41 +172,72 @@ function mergeRuns(runs: string[], out: GroupEncoder): void {
 /** Collects the (group, value) pairs of one key and encodes them grouped. */
 class GroupEncoder {
   private c1 = -1;
-  private rels: number[] = [];
-  private c2s: number[] = [];
-  // One list at a time, in a buffer that only grows: no allocation per key.
+  // One key at a time, in typed buffers that only grow: no allocation per key (millions of keys).
+  private n = 0;
+  private rels = new Uint32Array(256);
+  private values = new Uint32Array(256);
+  private order = new Uint32Array(256);
   private list = new Uint32Array(1024);
 
   constructor(
     private readonly put: Put,
-    private readonly keep?: Keep,
+    private readonly admit?: Admit,
   ) {}
 
-  add(c1: number, rel: number, c2: number): void {
-    if (this.keep && !this.keep(c1, rel, c2)) return;
+  add(c1: number, rel: number, value: number): void {
+    const v = this.admit ? this.admit(c1, rel, value) : value;
+    if (v < 0) return;
     if (c1 !== this.c1) {
       this.end();
       this.c1 = c1;
     }
-    this.rels.push(rel);
-    this.c2s.push(c2);
+    if (this.n === this.rels.length) this.grow();
+    this.rels[this.n] = rel;
+    this.values[this.n] = v;
+    this.n++;
+  }
+
+  private grow(): void {
+    const size = this.rels.length * 2;
+    const rels = new Uint32Array(size);
+    const values = new Uint32Array(size);
+    rels.set(this.rels);
+    values.set(this.values);
+    this.rels = rels;
+    this.values = values;
+    this.order = new Uint32Array(size);
+  }
+
+  /** Positions 0..n-1 by group, equal groups in input order. */
+  private sortByGroup(n: number): Uint32Array {
+    const { rels, order } = this;
+    for (let i = 0; i < n; i++) order[i] = i;
+    if (n > 64) {
+      // hub concepts: thousands of relations
+      const sorted = Array.from(order.subarray(0, n)).sort((a, b) => rels[a]! - rels[b]! || a - b);
+      order.set(sorted);
+      return order;
+    }
+    for (let i = 1; i < n; i++) {
+      const p = order[i]!;
+      const r = rels[p]!;
+      let j = i - 1;
+      while (j >= 0 && rels[order[j]!]! > r) {
+        order[j + 1] = order[j]!;
+        j--;
+      }
+      order[j + 1] = p;
+    }
+    return order;
   }
 
   end(): void {
-    const n = this.rels.length;
+    const n = this.n;
     if (this.c1 < 0 || n === 0) return;
-    const { rels, c2s } = this;
-    let order: number[] | undefined;
-    for (let i = 1; i < n; i++) {
-      if (rels[i]! < rels[i - 1]!) {
-        order = Array.from({ length: n }, (_, j) => j).sort((a, b) => rels[a]! - rels[b]! || a - b);
-        break;
-      }
-    }
+    const order = this.sortByGroup(n);
+    const { rels, values } = this;
     let groups = 0;
-    for (let i = 0; i < n; i++) {
-      if (i === 0 || rels[order ? order[i]! : i] !== rels[order ? order[i - 1]! : i - 1]) groups++;
-    }
+    for (let j = 0; j < n; j++) if (j === 0 || rels[order[j]!] !== rels[order[j - 1]!]) groups++;
     const size = 1 + groups * 2 + n;
     if (size > this.list.length) this.list = new Uint32Array(Math.max(size, this.list.length * 2));
     const list = this.list;
@@ -215,7 +246,7 @@ class GroupEncoder {
     let countAt = 0;
     let current = -1;
     for (let j = 0; j < n; j++) {
-      const i = order ? order[j]! : j;
+      const i = order[j]!;
       if (rels[i] !== current) {
         current = rels[i]!;
         list[at] = current;
@@ -223,12 +254,11 @@ class GroupEncoder {
         countAt = at + 1;
         at += 2;
       }
-      list[at++] = c2s[i]!;
+      list[at++] = values[i]!;
       list[countAt]!++;
     }
     this.put(this.c1, list.subarray(0, size));
-    this.rels = [];
-    this.c2s = [];
+    this.n = 0;
     this.c1 = -1;
   }
 }

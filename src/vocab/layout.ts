@@ -19,7 +19,8 @@ export const LAYOUT_VERSION = 3;
  * concepts:  concept records in concept_id order: u32 concept_id, u32 byte length, the UTF-8 of
  *            encodeConcept, padded to a 4-byte boundary
  * relations: one list per concept_id_1 with valid relationships, in concept_id_1 order: u32 word count,
- *            then groups `u32 relationship index, u32 count, count x u32 concept_id_2`, ascending
+ *            then groups `u32 relationship index, u32 count, count x concept ref of concept_id_2`,
+ *            ascending: an answer is read without a slot lookup
  * ids:       hash table concept_id -> slot [concept_id, concept ref, relations ref] (ID_SLOT words)
  * codes:     hash table code key (vocabulary_id, concept_code) -> slot [code key, concept ref] for every
  *            concept, preferred concepts first along a probe sequence (see build.ts); the reader confirms
@@ -102,7 +103,7 @@ export function encodeConcept(c: Omit<Concept, "concept_id">): string {
 
 /**
  * The concept encoded in `buf[start, end)`. indexOf + slice, not split: no array, and half the time of a
- * split per concept (measured 0.16 vs 0.30 us), which is a third of a lookup once the B-tree read is done.
+ * split per concept (measured 0.16 vs 0.30 us), a good part of a lookup once its slot is read.
  */
 export function decodeConcept(id: number, buf: Buffer, start = 0, end = buf.length): Concept {
   const s = buf.toString("utf8", start, end);
@@ -171,15 +172,15 @@ export function vocabularyOf(s: string): string {
 }
 
 /**
- * The relations list at `words[at]` (see the layout above): calls `visit` for every concept_id_2 of the
- * groups in `wanted` (all groups when null), group by group. Group headers let it skip the ids of groups
- * nobody asked for.
+ * The relations list at `words[at]` (see the layout above): calls `visit` with the concept ref of every
+ * concept_id_2 of the groups in `wanted` (all groups when null), group by group. Group headers let it skip
+ * the refs of groups nobody asked for.
  */
 export function forEachRelation(
   words: Uint32Array,
   at: number,
   wanted: ReadonlySet<number> | null,
-  visit: (conceptId: number, group: number) => void,
+  visit: (ref: number, group: number) => void,
 ): void {
   const end = at + 1 + words[at]!;
   at++;

@@ -142,11 +142,11 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     }
   }
 
-  /** Calls `visit` for each relation of `conceptId` in the `wanted` groups (all when null). */
+  /** Calls `visit` with the concept ref of each relation of `conceptId` in the `wanted` groups. */
   private forEachRelated(
     conceptId: number,
     wanted: ReadonlySet<number> | null,
-    visit: (id: number, group: number) => void,
+    visit: (ref: number, group: number) => void,
   ): void {
     const at = this.idSlot(conceptId);
     const ref = at < 0 ? 0 : this.ids.words[at + 2]!;
@@ -156,27 +156,41 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
 
   mapConcept(conceptId: number, options?: MapConceptOptions): Concept[] {
     if (!isConceptId(conceptId)) return [];
+    const at = this.idSlot(conceptId);
+    const ref = at < 0 ? 0 : this.ids.words[at + 2]!;
+    if (ref === 0) return [];
     const wanted = options?.relationships ? this.wanted(options.relationships) : this.defaultWanted;
     const target = options?.targetVocabulary;
-    // The same concept can be related twice (e.g. "Maps to" and "Mapped from" to itself). A linear scan
-    // is fastest for the usual handful; hub concepts with thousands of relations switch to a Set.
-    const ids: number[] = [];
-    let seen: Set<number> | undefined;
-    this.forEachRelated(conceptId, wanted, (id) => {
-      if (seen) {
-        if (!seen.has(id)) {
-          seen.add(id);
-          ids.push(id);
-        }
-      } else if (!ids.includes(id)) {
-        ids.push(id);
-        if (ids.length === 32) seen = new Set(ids);
-      }
-    });
+    // The list walk is written out here, not through forEachRelation's callback: this runs per record.
+    const words = this.relations[(ref - 1) >>> 24]!.words;
+    let i = (ref - 1) & 0xffffff;
+    const end = i + 1 + words[i]!;
+    i++;
     const out: Concept[] = [];
-    for (const id of ids) {
-      const c = this.getConcept(id);
-      if (c && (target === undefined || c.vocabulary_id === target)) out.push(c);
+    // The same concept can be related twice (e.g. "Maps to" and "Mapped from" to itself): one answer
+    // each. A scan of the refs so far is fastest for the usual handful; hub concepts with thousands of
+    // relations switch to a Set.
+    const tried: number[] = [];
+    let seen: Set<number> | undefined;
+    while (i < end) {
+      const group = words[i]!;
+      const count = words[i + 1]!;
+      i += 2;
+      if (wanted.has(group)) {
+        for (let k = i; k < i + count; k++) {
+          const ref = words[k]!;
+          if (seen) {
+            if (seen.has(ref)) continue;
+            seen.add(ref);
+          } else {
+            if (tried.includes(ref)) continue;
+            if (tried.push(ref) === 32) seen = new Set(tried);
+          }
+          const c = this.conceptAt(ref);
+          if (target === undefined || c.vocabulary_id === target) out.push(c);
+        }
+      }
+      i += count;
     }
     return out;
   }
@@ -253,10 +267,11 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
         word = (end + 3) >>> 2;
         if (source.vocabulary_id !== sourceVocabulary) continue;
         const hits: [number, number][] = [];
-        this.forEachRelated(source.concept_id, wanted, (id, rel) => hits.push([id, rel]));
-        for (const [id, rel] of hits) {
-          const target = this.getConcept(id);
-          if (target && target.vocabulary_id === targetVocabulary) {
+        this.forEachRelated(source.concept_id, wanted, (ref, rel) => hits.push([ref, rel]));
+        for (const [ref, rel] of hits) {
+          if (this.concepts.length === 0) return; // closed meanwhile
+          const target = this.conceptAt(ref);
+          if (target.vocabulary_id === targetVocabulary) {
             yield { source, relationship: this.info.relationship_ids[rel]!, target };
           }
         }
