@@ -2,6 +2,7 @@
 // probing over fixed-width slots of u32 words; a slot whose second word is 0 is empty (that word is a
 // ref, and refs start at 1). A table is split into partitions by the top of the hash, each stored as one
 // slab, so the build holds one partition in memory at a time and the reader maps each without a copy.
+import { COPY_MAX_BYTES, MAPPED_MIN_BYTES } from "./slabs.js";
 
 /** Slots per entry: at 0.7 a hit probes about 2 slots, mostly in the cache line of the first. */
 const LOAD = 0.7;
@@ -34,7 +35,10 @@ export function writeHashTable(
   const counts = new Uint32Array(parts);
   for (let i = 0; i < n; i++) counts[partitionOf(hashes[i]!, parts)]!++;
   for (let p = 0; p < parts; p++) {
-    const slots = Math.floor(counts[p]! / LOAD) + 1; // at least one empty slot ends every probe
+    let slots = Math.floor(counts[p]! / LOAD) + 1; // at least one empty slot ends every probe
+    // A partition too big to copy cheaply at open but too small for lmdb-js to map gets more slots.
+    if (slots * width * 4 >= COPY_MAX_BYTES)
+      slots = Math.max(slots, Math.ceil(MAPPED_MIN_BYTES / (width * 4)));
     const words = new Uint32Array(slots * width);
     for (let k = 0; k < n; k++) {
       const i = order ? order[k]! : k;

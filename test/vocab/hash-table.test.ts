@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { HashTable, writeHashTable } from "../../src/vocab/hash-table.js";
 import { mix32 } from "../../src/vocab/layout.js";
+import { MAPPED_MIN_BYTES } from "../../src/vocab/slabs.js";
 
 function build(hashes: Uint32Array, options: Parameters<typeof writeHashTable>[4] = {}) {
   const parts: Uint32Array[] = [];
@@ -44,6 +45,25 @@ describe("hash tables", () => {
     const hashes = new Uint32Array([0xffff_ffff, 5, 0xffff_ffff, 0xffff_ffff]);
     expect(find(build(hashes), 0xffff_ffff)).toEqual([0, 2, 3]);
     expect(find(build(hashes, { order: new Uint32Array([3, 2, 1, 0]) }), 0xffff_ffff)).toEqual([3, 2, 0]);
+  });
+
+  it("gives a table of 4 MB or more the slots to reach the size lmdb-js maps, and a smaller one none", () => {
+    const sizes = (n: number) => {
+      const hashes = Uint32Array.from({ length: n }, (_, i) => mix32(i));
+      const bytes: number[] = [];
+      writeHashTable(
+        hashes,
+        2,
+        (i, words, at) => {
+          words[at] = hashes[i]!;
+          words[at + 1] = i + 1;
+        },
+        (_p, words) => bytes.push(words.byteLength),
+      );
+      return bytes;
+    };
+    expect(sizes(367_002)).toEqual([MAPPED_MIN_BYTES]); // 524,289 slots of 8 bytes: 4 MB + 8
+    expect(sizes(367_000)).toEqual([524_286 * 8]);
   });
 
   it("answers not found from an empty table", () => {

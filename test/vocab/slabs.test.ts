@@ -56,6 +56,17 @@ describe("SlabWriter", () => {
     expect(slabs.map((s) => s.length)).toEqual([0]);
   });
 
+  it("pads a lone slab of 4 MB or more up to the size lmdb-js maps, and leaves a smaller one", () => {
+    const big = collect(64 << 20);
+    big.writer.addWords(new Uint32Array(1 << 20)); // 4 MB
+    expect(big.writer.finish()).toBe(1);
+    expect(big.slabs.map((s) => s.length)).toEqual([MAPPED_MIN_BYTES]);
+    const small = collect(64 << 20);
+    small.writer.addWords(new Uint32Array((1 << 20) - 1));
+    small.writer.finish();
+    expect(small.slabs.map((s) => s.length)).toEqual([(4 << 20) - 4]);
+  });
+
   it("pads a small last slab of a large area up to the size lmdb-js maps", () => {
     const { writer, slabs } = collect(32 << 20);
     writer.addWords(new Uint32Array(6 << 20)); // 24 MB
