@@ -39,6 +39,8 @@ export const slabKey = (area: number, n: number): number => area * 65536 + n;
 export const SLAB_WORDS = 1 << 24;
 export const MAX_SLABS = 255;
 export const makeRef = (slab: number, word: number): number => slab * SLAB_WORDS + word + 1;
+export const refSlab = (ref: number): number => (ref - 1) >>> 24;
+export const refWord = (ref: number): number => (ref - 1) & (SLAB_WORDS - 1);
 
 export const ID_SLOT = 3;
 export const CODE_SLOT = 2;

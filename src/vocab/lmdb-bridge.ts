@@ -22,6 +22,8 @@ import {
   LAYOUT_VERSION,
   LITTLE_ENDIAN,
   mix32,
+  refSlab,
+  refWord,
   slabKey,
 } from "./layout.js";
 import { readSlab, type Slab } from "./slabs.js";
@@ -101,8 +103,8 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
 
   /** The concept record at `ref` (layout.makeRef). */
   private conceptAt(ref: number): Concept {
-    const slab = this.concepts[(ref - 1) >>> 24]!;
-    const word = (ref - 1) & 0xffffff;
+    const slab = this.concepts[refSlab(ref)]!;
+    const word = refWord(ref);
     const start = word * 4 + 8;
     return decodeConcept(slab.words[word]!, slab.bytes, start, start + slab.words[word + 1]!);
   }
@@ -151,7 +153,7 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     const at = this.idSlot(conceptId);
     const ref = at < 0 ? 0 : this.ids.words[at + 2]!;
     if (ref === 0) return;
-    forEachRelation(this.relations[(ref - 1) >>> 24]!.words, (ref - 1) & 0xffffff, wanted, visit);
+    forEachRelation(this.relations[refSlab(ref)]!.words, refWord(ref), wanted, visit);
   }
 
   mapConcept(conceptId: number, options?: MapConceptOptions): Concept[] {
@@ -162,8 +164,8 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     const wanted = options?.relationships ? this.wanted(options.relationships) : this.defaultWanted;
     const target = options?.targetVocabulary;
     // The list walk is written out here, not through forEachRelation's callback: this runs per record.
-    const words = this.relations[(ref - 1) >>> 24]!.words;
-    let i = (ref - 1) & 0xffffff;
+    const words = this.relations[refSlab(ref)]!.words;
+    let i = refWord(ref);
     const end = i + 1 + words[i]!;
     i++;
     const out: Concept[] = [];
