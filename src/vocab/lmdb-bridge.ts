@@ -109,12 +109,15 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     return decodeConcept(slab.words[word]!, slab.bytes, start, start + slab.words[word + 1]!);
   }
 
-  /** The word index of concept `id`'s slot in `this.ids.words`, or -1. */
+  /**
+   * The word index of concept `id`'s slot in `this.ids.words`, or -1. (`!ref`, not `ref === 0`, in
+   * the probe loops: a view that lmdb-js had detached would read undefined, and must end the probe.)
+   */
   private idSlot(id: number): number {
     const t = this.ids;
     for (let at = t.start(mix32(id)); ; at = t.next(at)) {
       const words = t.words;
-      if (words[at + 1] === 0) return -1;
+      if (!words[at + 1]) return -1;
       if (words[at] === id) return at;
     }
   }
@@ -135,8 +138,8 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     const t = this.codes;
     for (let at = t.start(key); ; at = t.next(at)) {
       const words = t.words;
-      const ref = words[at + 1]!;
-      if (ref === 0) return undefined;
+      const ref = words[at + 1];
+      if (!ref) return undefined;
       if (words[at] === key) {
         const c = this.conceptAt(ref);
         if (c.concept_code === code && c.vocabulary_id === vocabularyId) return c;

@@ -1,9 +1,12 @@
 // The VocabularyBridge over real indexes: the shipped sample vocabulary and a small fixture.
+import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
 import { open } from "lmdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildVocabulary } from "../../src/vocab/build.js";
-import { DATA_FILE, DB, LAYOUT_VERSION } from "../../src/vocab/layout.js";
+import { AREA, DATA_FILE, DB, LAYOUT_VERSION, slabKey } from "../../src/vocab/layout.js";
 import { indexLayout, type LmdbVocabularyBridge, openVocabulary } from "../../src/vocab/lmdb-bridge.js";
 import { tempDir, writeAthena } from "./fixtures.js";
 
@@ -189,6 +192,60 @@ describe("closing", () => {
     expect(b.getConcept(201826)).toBeUndefined();
     expect(b.lookupCode("SNOMED", "44054006")).toBeUndefined();
     expect(b.mapConcept(1567956)).toEqual([]);
+  });
+});
+
+describe("threads", () => {
+  it("keeps answering from mapped slabs while another thread maps the same index and closes it", async () => {
+    // 50k concepts with long names: a concepts slab of ~7 MB, which lmdb-js maps instead of copying
+    const big = tempDir();
+    const concepts = Array.from({ length: 50_000 }, (_, i) => [
+      String(1000 + i),
+      `concept ${i} ${"x".repeat(100)}`,
+      "Condition",
+      "SNOMED",
+      "X",
+      "S",
+      `C${i}`,
+      "20000101",
+      "20991231",
+      "",
+    ]);
+    writeAthena(big.path, concepts, []);
+    const dir = join(big.path, "index");
+    await buildVocabulary({ sourceDir: big.path, outDir: dir });
+    const b = openVocabulary(dir);
+    try {
+      expect(b.copiedBytes).toBeLessThan(2 << 20); // the hash tables (under 4 MB) only
+      const before = [1000, 26_000, 50_999].map((id) => b.getConcept(id));
+      expect(before.map((c) => c?.concept_code)).toEqual(["C0", "C25000", "C49999"]);
+      // The worker reads every concepts slab as lmdb-js's view into the map, then closes its env.
+      const lmdb = pathToFileURL(createRequire(import.meta.url).resolve("lmdb")).href;
+      const slabs = b.info.slabs.concepts;
+      const worker = new Worker(
+        `const { parentPort, workerData } = require("node:worker_threads");
+        import(workerData.lmdb).then(async ({ open }) => {
+          const env = open({ path: workerData.file, noSubdir: true, readOnly: true, maxDbs: 8 });
+          const db = env.openDB({ name: "slabs", keyEncoding: "uint32", encoding: "binary" });
+          let mapped = 0;
+          for (let n = 0; n < workerData.slabs; n++) if (db.getBinaryFast(workerData.first + n).buffer.isSharedMap) mapped++;
+          await env.close();
+          parentPort.postMessage(mapped);
+        });`,
+        {
+          eval: true,
+          workerData: { lmdb, file: join(dir, DATA_FILE), slabs, first: slabKey(AREA.concepts, 0) },
+        },
+      );
+      const mapped = await new Promise((res, rej) => worker.once("message", res).once("error", rej));
+      await worker.terminate();
+      expect(mapped).toBe(slabs);
+      expect([1000, 26_000, 50_999].map((id) => b.getConcept(id))).toEqual(before);
+      expect(b.lookupCode("SNOMED", "C25000")?.concept_id).toBe(26_000);
+    } finally {
+      await b.close();
+      big.remove();
+    }
   });
 });
 
