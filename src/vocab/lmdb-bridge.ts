@@ -3,6 +3,7 @@
 // straight from the mapped slabs (layout.ts): no LMDB call once the index is open.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { isMainThread } from "node:worker_threads";
 import { open, type RootDatabase } from "lmdb";
 import { AppError } from "../errors.js";
 import type { CodeableConcept, Concept, DvCodedText, MapConceptOptions, VocabularyBridge } from "./bridge.js";
@@ -336,11 +337,35 @@ export function openVocabulary(dir: string): LmdbVocabularyBridge {
       `${dir} holds no vocabulary index (expected ${DATA_FILE}); build one with \`crossmap vocab build\``,
     );
   }
+  const started = performance.now();
   const env = open({ path: file, noSubdir: true, readOnly: true, maxDbs: 8 });
+  let bridge: LmdbVocabularyBridge;
   try {
-    return new LmdbVocabularyBridge(env, dir);
+    bridge = new LmdbVocabularyBridge(env, dir);
   } catch (err) {
     void env.close();
     throw err;
   }
+  const notice = copiedIndexNotice(dir, bridge.copiedBytes, performance.now() - started);
+  // Once per process: worker threads open the same index and would repeat it.
+  if (notice && isMainThread) process.emitWarning(notice, { code: "CROSSMAP_VOCAB_COPIED" });
+  return bridge;
+}
+
+/** Below this, a copy at open costs milliseconds (the small slabs of any index are copied). */
+const COPY_NOTICE_BYTES = 64 << 20;
+
+/**
+ * What to tell a user whose lmdb-js copied the index instead of mapping it: lmdb 3.5 ships no binary
+ * built against Node 24's V8, and its plain N-API binary copies every value it reads.
+ */
+export function copiedIndexNotice(dir: string, copiedBytes: number, ms: number): string | undefined {
+  if (copiedBytes < COPY_NOTICE_BYTES) return undefined;
+  const mb = Math.round(copiedBytes / 1e6).toLocaleString("en-US");
+  return (
+    `the vocabulary index ${dir} was copied into memory (${mb} MB in ${Math.round(ms)} ms), not mapped: ` +
+    `the installed lmdb has no binary built for Node ${process.versions.node}'s V8, so every thread ` +
+    "that opens the index holds its own copy. `npm rebuild lmdb --build-from-source` (needs a C++ " +
+    "compiler) or Node 20/22 maps it instead."
+  );
 }

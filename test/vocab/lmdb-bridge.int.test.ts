@@ -7,7 +7,12 @@ import { open } from "lmdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildVocabulary } from "../../src/vocab/build.js";
 import { AREA, DATA_FILE, DB, LAYOUT_VERSION, slabKey } from "../../src/vocab/layout.js";
-import { indexLayout, type LmdbVocabularyBridge, openVocabulary } from "../../src/vocab/lmdb-bridge.js";
+import {
+  copiedIndexNotice,
+  indexLayout,
+  type LmdbVocabularyBridge,
+  openVocabulary,
+} from "../../src/vocab/lmdb-bridge.js";
 import { tempDir, writeAthena } from "./fixtures.js";
 
 let sample: LmdbVocabularyBridge;
@@ -246,6 +251,23 @@ describe("threads", () => {
       await b.close();
       big.remove();
     }
+  });
+});
+
+describe("an index that lmdb-js copies instead of mapping", () => {
+  it("is worth a warning from 64 MB copied, naming the size, the time and the remedy", () => {
+    expect(copiedIndexNotice("data/vocab", (64 << 20) - 1, 40)).toBeUndefined();
+    expect(copiedIndexNotice("data/vocab", 1_034_176_432, 756.4)).toBe(
+      "the vocabulary index data/vocab was copied into memory (1,034 MB in 756 ms), not mapped: the " +
+        `installed lmdb has no binary built for Node ${process.versions.node}'s V8, so every thread that ` +
+        "opens the index holds its own copy. `npm rebuild lmdb --build-from-source` (needs a C++ compiler) " +
+        "or Node 20/22 maps it instead.",
+    );
+  });
+
+  it("stays quiet for a small index, whose small slabs are copied on purpose", () => {
+    expect(sample.copiedBytes).toBeGreaterThan(0);
+    expect(copiedIndexNotice("x", sample.copiedBytes, 1)).toBeUndefined();
   });
 });
 
