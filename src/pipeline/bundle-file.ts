@@ -1,7 +1,7 @@
 // Reads a file holding one FHIR Bundle (pretty-printed or not) and hands its entries on in batches.
 // The Bundle is parsed whole: a single Bundle is bounded by what its producer could build in memory.
 import { readFile } from "node:fs/promises";
-import { parseJson } from "./json.js";
+import { jsonSyntaxMessage, parseJson } from "./json.js";
 import { bundleEntries } from "./stage.js";
 import type { ParsedRecord, RecordsBatch } from "./types.js";
 
@@ -14,10 +14,11 @@ export async function* bundleFileBatches(
   const text = await readFile(file, "utf8");
   onBytes?.(Buffer.byteLength(text));
   let bundle: unknown;
+  const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   try {
-    bundle = parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    bundle = parseJson(json);
   } catch (err) {
-    const problem = `malformed JSON: ${(err as Error).message}`;
+    const problem = `malformed JSON: ${jsonSyntaxMessage(err, json)}`;
     yield {
       kind: "records",
       file,

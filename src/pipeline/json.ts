@@ -22,6 +22,23 @@ function hasUnsafeInteger(value: unknown): boolean {
   return false;
 }
 
+/**
+ * What a JSON.parse failure says, in the same words on every Node version. Node 22 and later append
+ * "(line L column C)" counted within the parsed text: for an NDJSON record that is always line 1, beside
+ * the file's own line number. So that suffix goes; for a multi-line `text` (a bundle file) the line and
+ * column are added back, counted here, so every version names them.
+ */
+export function jsonSyntaxMessage(err: unknown, text?: string): string {
+  const message = (err instanceof Error ? err.message : String(err)).replace(/ \(line \d+ column \d+\)$/, "");
+  const at = /at position (\d+)$/.exec(message);
+  if (!at || text === undefined || !text.includes("\n")) return message;
+  const position = Number(at[1]);
+  const before = text.slice(0, position);
+  const line = before.split("\n").length;
+  const column = position - (before.lastIndexOf("\n") + 1) + 1;
+  return `${message} (line ${line} column ${column})`;
+}
+
 /** Serialises like JSON.stringify, but writes `bigint` as bare digits instead of throwing. */
 export function stringifyJson(value: unknown): string {
   try {

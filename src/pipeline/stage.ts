@@ -1,7 +1,7 @@
 // The mapping stage: turns one input batch into output text, counts and issues. It runs wherever the
 // work happens (a worker, or the main thread with --workers 1) and never throws for bad input.
 import type { MappingIssue, Position, SourceRecord } from "../crossmap/types.js";
-import { parseJson, stringifyJson } from "./json.js";
+import { jsonSyntaxMessage, parseJson, stringifyJson } from "./json.js";
 import type { MappingPlan } from "./plan.js";
 import type {
   Batch,
@@ -172,7 +172,7 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
               ...place,
               code: "malformed_json",
               severity: "error",
-              message: `malformed JSON: ${(err as Error).message}`,
+              message: `malformed JSON: ${jsonSyntaxMessage(err)}`,
             })
           )
             return;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseJson, stringifyJson } from "../../src/pipeline/json.js";
+import { jsonSyntaxMessage, parseJson, stringifyJson } from "../../src/pipeline/json.js";
 
 describe("parseJson", () => {
   it("keeps integers beyond 2^53 digit for digit, as bigint", () => {
@@ -31,6 +31,34 @@ describe("parseJson", () => {
     const v = parseJson('{"__proto__": {"x": 1}, "id": 12345678901234567890}') as Record<string, unknown>;
     expect(Object.keys(v)).toEqual(["__proto__", "id"]);
     expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+});
+
+describe("jsonSyntaxMessage", () => {
+  it("says the same on every Node version: Node 22's line and column within the text are dropped", () => {
+    const node20 = new SyntaxError("Expected ',' or '}' after property value in JSON at position 74");
+    const node22 = new SyntaxError(
+      "Expected ',' or '}' after property value in JSON at position 74 (line 1 column 75)",
+    );
+    expect(jsonSyntaxMessage(node22)).toBe(node20.message);
+    expect(jsonSyntaxMessage(node20)).toBe(node20.message);
+    expect(jsonSyntaxMessage(new SyntaxError("Unexpected end of JSON input"))).toBe(
+      "Unexpected end of JSON input",
+    );
+  });
+
+  it("names the line and column of a multi-line document, counted from its text", () => {
+    const text = '{\n  "a": 1,\n  "b": 2 "c"\n}';
+    let err: unknown;
+    try {
+      JSON.parse(text);
+    } catch (e) {
+      err = e;
+    }
+    expect(jsonSyntaxMessage(err, text)).toBe(
+      "Expected ',' or '}' after property value in JSON at position 21 (line 3 column 10)",
+    );
+    expect(jsonSyntaxMessage(err, '{"a": 1 "b": 2}')).toBe(jsonSyntaxMessage(err));
   });
 });
 
