@@ -32,6 +32,15 @@ import { fhirSystemFor, openehrTerminologyFor, vocabularyForSystem } from "./sys
 
 export const DEFAULT_RELATIONSHIPS = ["Maps to", "Mapped from"] as const;
 
+/**
+ * How every index is opened. The map size is virtual address space, not memory (LMDB maps the file's size
+ * when that is larger). It is the same everywhere because lmdb-js keeps the views it hands out by map
+ * address: an index mapped where an earlier, closed one was inherits that one's view, and with a smaller
+ * old map a slab beyond its end failed ("Invalid typed array length"). Maps of 8 GB are viewed in whole
+ * 4 GB chunks, whatever the file.
+ */
+export const READ_ONLY_OPTIONS = { noSubdir: true, readOnly: true, maxDbs: 8, mapSize: 2 ** 33 } as const;
+
 export interface CrosswalkRow {
   source: Concept;
   relationship: string;
@@ -316,7 +325,7 @@ export function indexLayout(dir: string): number | undefined {
   const file = join(dir, DATA_FILE);
   if (!existsSync(file)) return undefined;
   try {
-    const env = open({ path: file, noSubdir: true, readOnly: true, maxDbs: 8 });
+    const env = open({ path: file, ...READ_ONLY_OPTIONS });
     try {
       return env.openDB<IndexInfo, string>({ name: DB.meta }).get("info")?.layout;
     } finally {
@@ -338,7 +347,7 @@ export function openVocabulary(dir: string): LmdbVocabularyBridge {
     );
   }
   const started = performance.now();
-  const env = open({ path: file, noSubdir: true, readOnly: true, maxDbs: 8 });
+  const env = open({ path: file, ...READ_ONLY_OPTIONS });
   let bridge: LmdbVocabularyBridge;
   try {
     bridge = new LmdbVocabularyBridge(env, dir);

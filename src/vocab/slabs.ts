@@ -101,7 +101,19 @@ export interface Slab {
 
 /** Reads slab `key`: a view into the memory map when lmdb-js gives one, else a private copy. */
 export function readSlab(db: Database<Buffer, number>, key: number, dir: string): Slab {
-  const value = db.getBinaryFast(key) as Uint8Array | undefined;
+  let value: Uint8Array | undefined;
+  try {
+    value = db.getBinaryFast(key);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    // lmdb-js's view of an earlier map at the same address (see READ_ONLY_OPTIONS in lmdb-bridge.ts)
+    throw new AppError(
+      500,
+      "vocab_index_unmapped",
+      `${dir}: lmdb-js could not map slab ${key} (${err.message}); an LMDB environment closed earlier in ` +
+        "this process with other options left a view behind: open the index in a new process",
+    );
+  }
   if (!value) throw new AppError(422, "vocab_index_invalid", `${dir}: the index is incomplete (slab ${key})`);
   const mapped =
     (value.buffer as { isSharedMap?: boolean }).isSharedMap === true && value.byteOffset % 4 === 0;

@@ -2,6 +2,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { open } from "lmdb";
+import { READ_ONLY_OPTIONS } from "../../src/vocab/lmdb-bridge.js";
 
 export const CONCEPT_HEADER = [
   "concept_id",
@@ -115,4 +117,28 @@ export function writeCsvIso(dir: string, concepts = CONCEPTS, rels = RELATIONSHI
   const r = [REL_HEADER.join(","), ...rels.map(line([3, 4]))];
   writeFileSync(join(dir, "CONCEPT.csv"), `${c.join("\n")}\n`);
   writeFileSync(join(dir, "CONCEPT_RELATIONSHIP.csv"), `${r.join("\n")}\n`);
+}
+
+/**
+ * Whether the installed lmdb binary hands out large values as views into the memory map (its V8 build:
+ * Node 20 and 22 with lmdb 3.5.6) or copies them (its plain N-API build: Node 24). Probed, not guessed.
+ */
+export async function lmdbMapsLargeValues(): Promise<boolean> {
+  const t = tempDir("crossmap-lmdb-probe-");
+  try {
+    const path = join(t.path, "probe.mdb");
+    const w = open({ path, noSubdir: true });
+    await w.put(1, Buffer.alloc((16 << 20) + 4096));
+    await w.close();
+    // opened as the bridge opens an index, so that its map leaves lmdb-js nothing the bridge would trip on
+    const r = open({ path, ...READ_ONLY_OPTIONS, encoding: "binary" });
+    try {
+      const value = r.getBinaryFast(1) as Uint8Array | undefined;
+      return (value?.buffer as { isSharedMap?: boolean } | undefined)?.isSharedMap === true;
+    } finally {
+      await r.close();
+    }
+  } finally {
+    t.remove();
+  }
 }
