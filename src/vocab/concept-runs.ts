@@ -1,6 +1,7 @@
 // External sort of encoded concepts by concept_id. Chunks that fit in memory never touch the disk;
 // larger inputs spill sorted runs and are merged back.
 import { join } from "node:path";
+import { resized } from "./resized.js";
 import { mergeSorted, RunReader, RunWriter } from "./run-files.js";
 
 // Chunks hold at most 2^21 entries so `id * 2^21 + position` is an exact double: a native numeric sort of
@@ -46,15 +47,9 @@ export class ConceptSorter {
   }
 
   private grow(size: number): void {
-    const ids = new Uint32Array(size);
-    const keys = new Uint32Array(size);
-    const ranks = new Uint8Array(size);
-    ids.set(this.ids);
-    keys.set(this.keys);
-    ranks.set(this.ranks);
-    this.ids = ids;
-    this.keys = keys;
-    this.ranks = ranks;
+    this.ids = resized(this.ids, size);
+    this.keys = resized(this.keys, size);
+    this.ranks = resized(this.ranks, size);
   }
 
   private sortedOrder(): Float64Array {

@@ -5,6 +5,7 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { radixOrder } from "./radix-order.js";
+import { resized } from "./resized.js";
 import { RunReader } from "./run-files.js";
 
 // u32 key, u32 value, u32 group (little-endian): aligned words, so a spill fills a Uint32Array instead of
@@ -41,15 +42,9 @@ export class GroupSorter {
 
   private grow(): void {
     const size = Math.min(this.chunkSize, this.c1.length * 2);
-    const c1 = new Uint32Array(size);
-    const rel = new Uint16Array(size);
-    const c2 = new Uint32Array(size);
-    c1.set(this.c1);
-    rel.set(this.rel);
-    c2.set(this.c2);
-    this.c1 = c1;
-    this.rel = rel;
-    this.c2 = c2;
+    this.c1 = resized(this.c1, size);
+    this.rel = resized(this.rel, size);
+    this.c2 = resized(this.c2, size);
   }
 
   /** Row indexes of the current chunk in key order, ties in input order. */
@@ -194,12 +189,8 @@ class GroupEncoder {
 
   private grow(): void {
     const size = this.rels.length * 2;
-    const rels = new Uint32Array(size);
-    const values = new Uint32Array(size);
-    rels.set(this.rels);
-    values.set(this.values);
-    this.rels = rels;
-    this.values = values;
+    this.rels = resized(this.rels, size);
+    this.values = resized(this.values, size);
     this.order = new Uint32Array(size);
   }
 

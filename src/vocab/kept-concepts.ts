@@ -1,6 +1,7 @@
 // The concepts a build keeps, in concept_id order, as columns (millions of rows: no object per concept):
 // what the hash tables are built from once the records are written. About 17 bytes per concept.
 import { IdSet } from "./id-set.js";
+import { resized } from "./resized.js";
 
 export class KeptConcepts {
   count = 0;
@@ -25,17 +26,11 @@ export class KeptConcepts {
   }
 
   private grow(size: number): void {
-    const ids = new Uint32Array(size);
-    const conceptRefs = new Uint32Array(size);
-    const relationRefs = new Uint32Array(size);
-    const codeKeys = new Uint32Array(size);
-    const ranks = new Uint8Array(size);
-    ids.set(this.ids);
-    conceptRefs.set(this.conceptRefs);
-    relationRefs.set(this.relationRefs);
-    codeKeys.set(this.codeKeys);
-    ranks.set(this.ranks);
-    Object.assign(this, { ids, conceptRefs, relationRefs, codeKeys, ranks });
+    this.ids = resized(this.ids, size);
+    this.conceptRefs = resized(this.conceptRefs, size);
+    this.relationRefs = resized(this.relationRefs, size);
+    this.codeKeys = resized(this.codeKeys, size);
+    this.ranks = resized(this.ranks, size);
   }
 
   idSet(): IdSet {
