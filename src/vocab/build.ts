@@ -22,8 +22,8 @@ import {
   ID_SLOT,
   type IndexInfo,
   LAYOUT_VERSION,
-  LITTLE_ENDIAN,
   mix32,
+  requireLittleEndian,
   type SlabCounts,
   slabKey,
   vocabularyOf,
@@ -102,9 +102,7 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
   const vocabularyFile = findFile(sourceDir, "VOCABULARY.csv");
   const outDir = resolve(options.outDir);
   checkReplaceable(outDir, DATA_FILE);
-  if (!LITTLE_ENDIAN) {
-    throw new AppError(500, "vocab_big_endian", "vocabulary indexes are little-endian; this host is not");
-  }
+  requireLittleEndian();
 
   const form: SourceForm = detectForm(conceptFile);
   const filter =

@@ -8,7 +8,7 @@ import { COPY_MAX_BYTES, MAPPED_MIN_BYTES } from "./slabs.js";
 const LOAD = 0.7;
 const TWO_32 = 4294967296;
 
-export const DEFAULT_PARTITION_BYTES = 64 << 20;
+const DEFAULT_PARTITION_BYTES = 64 << 20;
 
 const partitionOf = (h: number, parts: number) => Math.floor((h * parts) / TWO_32);
 /** Word index of the first slot to probe, from the bits of `h` below the partition's. */

@@ -1,5 +1,6 @@
 // The on-disk layout of a vocabulary index, shared by the builder and the reader so the two cannot drift:
 // database names, key shapes and the binary value encodings.
+import { AppError } from "../errors.js";
 import type { Concept } from "./bridge.js";
 
 /** The LMDB data file inside an index directory (its lock file sits beside it). */
@@ -48,7 +49,14 @@ export const CODE_SLOT = 2;
 /** Slab counts per area, in IndexInfo. */
 export type SlabCounts = Record<AreaName, number>;
 
-export const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/** Slabs are written and read as host-endian Uint32Arrays: both the build and the reader refuse other hosts. */
+export function requireLittleEndian(): void {
+  if (!LITTLE_ENDIAN) {
+    throw new AppError(500, "vocab_big_endian", "vocabulary indexes are little-endian; this host is not");
+  }
+}
 
 export const MAX_CONCEPT_ID = 0xffff_ffff;
 

@@ -21,10 +21,10 @@ import {
   type IndexInfo,
   isConceptId,
   LAYOUT_VERSION,
-  LITTLE_ENDIAN,
   mix32,
   refSlab,
   refWord,
+  requireLittleEndian,
   slabKey,
 } from "./layout.js";
 import { readSlab, type Slab } from "./slabs.js";
@@ -85,9 +85,7 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
         `${dir} is not a vocabulary index of layout ${LAYOUT_VERSION}; rebuild it with \`crossmap vocab build\``,
       );
     }
-    if (!LITTLE_ENDIAN) {
-      throw new AppError(500, "vocab_big_endian", "vocabulary indexes are little-endian; this host is not");
-    }
+    requireLittleEndian();
     this.info = info;
     const db = env.openDB<Buffer, number>({ name: DB.slabs, keyEncoding: "uint32", encoding: "binary" });
     const area = (name: AreaName) =>
