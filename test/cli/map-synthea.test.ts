@@ -1,14 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { listBuiltinCrossmaps } from "../../src/crossmap/catalog.js";
 import { repoRoot, runCli } from "./run-cli.js";
 
-// The team's full Synthea27Nj OMOP export, beside the repository when it is checked out in the shared
-// workspace; the copy in test/fixtures/map/synthea27nj covers the same tables where it is absent.
-const shared = join(repoRoot, "..", "..", "shared", "samples", "omop", "synthea27nj_cdm54");
-const folder = existsSync(shared) ? shared : join(repoRoot, "test", "fixtures", "map", "synthea27nj");
+// The bundled Synthea27Nj OMOP export: every clinical table the built-in crossmap maps.
+const folder = join(repoRoot, "test", "fixtures", "synthea27nj");
 
 /** Data rows of a CSV table with no quoted newlines (true of this export). */
 const rowCount = (file: string) => readFileSync(file, "utf8").trimEnd().split("\n").length - 1;

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { BUILTIN_DIR, listBuiltinCrossmaps } from "../../src/crossmap/catalog.js";
 import { loadCrossmapFile } from "../../src/crossmap/load.js";
 import { loadStandard } from "../../src/crossmap/standards.js";
-import { SAMPLES_DIR } from "../support/omop.js";
+import { FIXTURES_DIR } from "../support/omop.js";
 
 const head = (path: string): string => path.split(/[.[]/)[0] ?? path;
 
@@ -21,7 +21,7 @@ const EXTRA_SOURCE_FIELDS = new Set([
 
 describe("standard definitions", () => {
   it("has OMOP CDM v5.4 exactly as the reference CSV lists it", () => {
-    const csv = join(SAMPLES_DIR, "..", "reference", "omop", "OMOP_CDMv5.4_Field_Level.csv");
+    const csv = join(FIXTURES_DIR, "reference", "omop", "OMOP_CDMv5.4_Field_Level.csv");
     const rows = Papa.parse<Record<string, string>>(readFileSync(csv, "utf8").replace(/^\uFEFF/, ""), {
       header: true,
       skipEmptyLines: true,

@@ -1,7 +1,7 @@
-// Test support: the resources of the six Synthea FHIR R4 transaction Bundles in the shared samples.
+// Test support: the resources of the six Synthea FHIR R4 transaction Bundles in test/fixtures/fhir/synthea.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { SAMPLES_DIR } from "./omop.js";
+import { FIXTURES_DIR } from "./omop.js";
 
 export interface SampleResource extends Record<string, unknown> {
   resourceType: string;
@@ -17,7 +17,7 @@ let cache: SampleBundle[] | undefined;
 
 export function sampleBundles(): SampleBundle[] {
   if (cache) return cache;
-  const dir = join(SAMPLES_DIR, "fhir");
+  const dir = join(FIXTURES_DIR, "fhir", "synthea");
   cache = readdirSync(dir)
     .filter((f) => f.endsWith(".json"))
     .sort()

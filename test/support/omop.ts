@@ -1,27 +1,12 @@
 // Test support: the Synthea27Nj OMOP sample tables as records, the way a CSV reader hands them over
 // (every value a string; an empty cell is an absent field).
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import Papa from "papaparse";
 
-/**
- * The team's shared sample folder: $CROSSMAP_SAMPLES, else the nearest `shared/samples` above the checkout
- * (the main checkout and the worktrees sit at different depths below it).
- */
-function findSamples(): string {
-  if (process.env.CROSSMAP_SAMPLES) return process.env.CROSSMAP_SAMPLES;
-  let dir = new URL("../..", import.meta.url).pathname;
-  for (;;) {
-    const candidate = join(dir, "shared", "samples");
-    if (existsSync(candidate)) return candidate;
-    const up = dirname(dir);
-    if (up === dir) throw new Error("shared/samples not found above the checkout; set CROSSMAP_SAMPLES");
-    dir = up;
-  }
-}
-
-export const SAMPLES_DIR = findSamples();
-export const OMOP_SAMPLE_DIR = join(SAMPLES_DIR, "omop", "synthea27nj_cdm54") + "/";
+/** Test data inside the repository: nothing a test reads lives outside it. */
+export const FIXTURES_DIR = new URL("../fixtures/", import.meta.url).pathname;
+export const OMOP_SAMPLE_DIR = join(FIXTURES_DIR, "synthea27nj") + "/";
 
 const cache = new Map<string, Record<string, string>[]>();
 

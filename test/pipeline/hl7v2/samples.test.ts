@@ -1,4 +1,4 @@
-// The 22 real ER7 messages of ../shared/samples/hl7v2 (microsoft/FHIR-Converter, MIT) through the built-in
+// The 22 real ER7 messages of test/fixtures/hl7v2/samples (microsoft/FHIR-Converter, MIT) through the built-in
 // HL7 v2.5.1 -> FHIR R4 crossmap: read without a crash, valid FHIR, references inside each Bundle.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -8,9 +8,9 @@ import type { Crossmap } from "../../../src/crossmap/crossmap.js";
 import { loadCrossmapFile } from "../../../src/crossmap/load.js";
 import { type ConvertResult, convertText, Hl7v2Summary } from "../../../src/pipeline/hl7v2/index.js";
 import { fhirProblems } from "../../support/fhir.js";
-import { SAMPLES_DIR } from "../../support/omop.js";
+import { FIXTURES_DIR } from "../../support/omop.js";
 
-const DIR = join(SAMPLES_DIR, "hl7v2");
+const DIR = join(FIXTURES_DIR, "hl7v2", "samples");
 const files = readdirSync(DIR)
   .filter((f) => f.endsWith(".hl7"))
   .sort();
