@@ -13,6 +13,8 @@ export interface Problem {
   line?: number;
   /** 1-based. */
   column?: number;
+  /** Absent for errors; "warning" for what is suspicious but loads (e.g. a name its standard lacks). */
+  severity?: "warning";
 }
 
 export class AppError extends Error {
@@ -35,11 +37,11 @@ export class AppError extends Error {
   }
 }
 
-/** Renders a problem the way compilers do: `file:line:col: key.path: message`. */
+/** Renders a problem the way compilers do: `file:line:col: key.path: message` (`file:line:col: warning: ...`). */
 export function formatProblem(p: Problem): string {
   const where = p.file ? `${p.file}${p.line ? `:${p.line}${p.column ? `:${p.column}` : ""}` : ""}: ` : "";
   const key = p.path.length > 0 ? `${formatKeyPath(p.path)}: ` : "";
-  return `${where}${key}${p.message}`;
+  return `${where}${p.severity === "warning" ? "warning: " : ""}${key}${p.message}`;
 }
 
 /** `field_map["person.gender_concept_id"].transform`: dotted, with keys that need it in brackets. */

@@ -3,7 +3,7 @@
 import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { Option } from "commander";
-import { AppError } from "../errors.js";
+import { AppError, formatProblem, type Problem } from "../errors.js";
 import { defaultsToEr7, hl7v2MapCommand } from "../pipeline/hl7v2/command.js";
 import { resolveInputs } from "../pipeline/inputs.js";
 import { formatIssueLine } from "../pipeline/issues.js";
@@ -92,7 +92,10 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
     transforms: flags.transforms,
     vocab: flags.vocab,
   });
-  const plan = await loadPlan(spec);
+  const warnings: Problem[] = [];
+  const plan = await loadPlan(spec, warnings);
+  // Printed once, here: a typo in a crossmap's names maps to nothing without an error in any record.
+  for (const w of warnings) process.stderr.write(`crossmap map: ${formatProblem(w)}\n`);
   if (flags.format === "hl7v2" || (flags.format === undefined && defaultsToEr7(plan.source, files))) {
     return hl7v2MapCommand(files, flags, plan);
   }

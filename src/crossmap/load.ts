@@ -1,14 +1,17 @@
 // Loads a crossmap from YAML text or a file: parse, validate (zod), compile; every problem located.
 import { readFile } from "node:fs/promises";
 import { LineCounter, parseDocument } from "yaml";
-import { AppError } from "../errors.js";
+import { AppError, type Problem } from "../errors.js";
 import { builtinTransforms } from "../transforms/builtins.js";
 import type { TransformRegistry } from "../transforms/registry.js";
 import type { VocabularyBridge } from "../vocab/bridge.js";
 import { compileDocument } from "./compile.js";
 import { Crossmap } from "./crossmap.js";
 import { Problems } from "./problems.js";
-import { CrossmapDocumentSchema } from "./schema.js";
+import { salvage } from "./salvage.js";
+import { type CrossmapDocument, CrossmapDocumentSchema } from "./schema.js";
+import { loadStandard } from "./standards.js";
+import { checkStandards } from "./standards-check.js";
 
 export interface LoadOptions {
   /** Name used in error messages (a path, or e.g. "request body"). */
@@ -16,28 +19,55 @@ export interface LoadOptions {
   /** Transforms available to the document; default the built-ins. */
   transforms?: TransformRegistry;
   vocabulary?: VocabularyBridge;
+  /**
+   * Check names against the standard definitions in crossmaps/standards/ and push what they lack here
+   * (warnings, located like errors). Off when absent: built-in crossmaps are checked by the test suite.
+   */
+  warnings?: Problem[];
 }
 
-export function parseCrossmap(text: string, options: LoadOptions = {}): Crossmap {
+/** Everything wrong with one crossmap text, found in one pass. */
+export interface CrossmapAnalysis {
+  /** The compiled crossmap, when there are no errors. */
+  crossmap: Crossmap | undefined;
+  errors: Problem[];
+  warnings: Problem[];
+}
+
+/**
+ * Parses, validates and compiles `text`, collecting every problem rather than stopping at the first kind:
+ * parts the schema rejects are left out and the rest is still compiled (see salvage.ts). Only YAML syntax
+ * errors (other than duplicate keys) stop it early, since then nothing about the document's shape can be
+ * trusted.
+ */
+export function analyseCrossmap(
+  text: string,
+  options: LoadOptions & { standards?: boolean } = {},
+): CrossmapAnalysis {
   const lines = new LineCounter();
   const yamlDoc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const problems = new Problems(options.file, yamlDoc, lines);
+  const warnings = new Problems(options.file, yamlDoc, lines, "warning");
+  const result = (crossmap?: Crossmap): CrossmapAnalysis => ({
+    crossmap: problems.list.length === 0 ? crossmap : undefined,
+    errors: problems.list,
+    warnings: warnings.list,
+  });
   for (const e of yamlDoc.errors) {
-    const p: Parameters<typeof problems.list.push>[0] = {
-      path: [],
-      code: "yaml_syntax",
-      message: e.message.split("\n")[0] ?? e.message,
-    };
+    const p: Problem = { path: [], code: "yaml_syntax", message: e.message.split("\n")[0] ?? e.message };
     if (options.file !== undefined) p.file = options.file;
     const pos = lines.linePos(e.pos[0]);
     p.line = pos.line;
     p.column = pos.col;
     problems.list.push(p);
   }
-  problems.throwIfAny();
+  // A duplicate key leaves a readable document (the last value wins), so the rest is still checked.
+  if (yamlDoc.errors.some((e) => e.code !== "DUPLICATE_KEY")) return result();
   const raw: unknown = yamlDoc.toJS();
+  let doc: CrossmapDocument | undefined;
   const parsed = CrossmapDocumentSchema.safeParse(raw);
-  if (!parsed.success) {
+  if (parsed.success) doc = parsed.data;
+  else {
     for (const iss of parsed.error.issues) {
       const path = iss.path.map((p) => (typeof p === "symbol" ? String(p) : p));
       if (iss.code === "unrecognized_keys") {
@@ -49,27 +79,55 @@ export function parseCrossmap(text: string, options: LoadOptions = {}): Crossmap
         problems.add(path, "invalid_value", iss.message);
       }
     }
-    problems.throwIfAny();
-    throw new AppError(422, "invalid_crossmap", "crossmap is invalid");
+    const rest = CrossmapDocumentSchema.safeParse(salvage(raw, parsed.error.issues));
+    if (rest.success) doc = rest.data;
   }
-  const plans = compileDocument(parsed.data, problems, {
+  if (doc === undefined) return result();
+  const plans = compileDocument(doc, problems, {
     registry: options.transforms ?? builtinTransforms(),
     ...(options.vocabulary ? { vocabulary: options.vocabulary } : {}),
   });
-  problems.throwIfAny();
-  return new Crossmap(parsed.data, plans, options.file);
+  const crossmap = new Crossmap(doc, plans, options.file);
+  if (options.standards) {
+    const reads = new Map<string, string[]>();
+    for (const f of crossmap.fieldMappings()) reads.set(f.key, [...(reads.get(f.key) ?? []), ...f.reads]);
+    checkStandards(doc, warnings, {
+      source: loadStandard(doc.source),
+      target: loadStandard(doc.target),
+      reads,
+    });
+  }
+  return result(crossmap);
+}
+
+export function parseCrossmap(text: string, options: LoadOptions = {}): Crossmap {
+  const analysis = analyseCrossmap(text, { ...options, standards: options.warnings !== undefined });
+  if (analysis.crossmap === undefined) {
+    const n = analysis.errors.length;
+    throw new AppError(
+      422,
+      "invalid_crossmap",
+      `crossmap ${options.file ?? "document"} is invalid (${n} problem${n === 1 ? "" : "s"})`,
+      analysis.errors,
+    );
+  }
+  options.warnings?.push(...analysis.warnings);
+  return analysis.crossmap;
+}
+
+/** Reads a crossmap file; an unreadable file is a 400 AppError naming it. */
+export async function readCrossmapText(path: string): Promise<string> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message;
+    throw new AppError(400, "crossmap_unreadable", `cannot read crossmap ${path}: ${reason}`);
+  }
 }
 
 export async function loadCrossmapFile(
   path: string,
   options: Omit<LoadOptions, "file"> = {},
 ): Promise<Crossmap> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message;
-    throw new AppError(400, "crossmap_unreadable", `cannot read crossmap ${path}: ${reason}`);
-  }
-  return parseCrossmap(text, { ...options, file: path });
+  return parseCrossmap(await readCrossmapText(path), { ...options, file: path });
 }

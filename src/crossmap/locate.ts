@@ -22,9 +22,11 @@ export function locate(
     const part = path[i];
     const last = i === path.length - 1;
     if (isMap(node)) {
-      const pair = node.items.find(
-        (p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(part),
-      );
+      // The last of duplicate keys, as that is the value the document holds.
+      let pair: (typeof node.items)[number] | undefined;
+      for (const p of node.items) {
+        if (isPair(p) && isScalar(p.key) && String(p.key.value) === String(part)) pair = p;
+      }
       if (!pair) break;
       const target = last && preferKey ? pair.key : (pair.value ?? pair.key);
       found = target as Node;

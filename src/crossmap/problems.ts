@@ -12,12 +12,15 @@ export class Problems {
     private readonly file: string | undefined,
     private readonly doc?: Document,
     private readonly lines?: LineCounter,
+    /** Marks every problem added as a warning (e.g. names the standard definitions lack). */
+    private readonly severity?: "warning",
   ) {}
 
   add(path: KeyPath, code: string, message: string, preferKey = false): void {
     const where = this.doc && this.lines ? locate(this.doc, this.lines, path, preferKey) : undefined;
     const p: Problem = { path, code, message };
     if (this.file !== undefined) p.file = this.file;
+    if (this.severity !== undefined) p.severity = this.severity;
     if (where) {
       p.line = where.line;
       p.column = where.column;

@@ -27,6 +27,8 @@ export const FieldEntrySchema = z
      */
     vocabulary_optional: z.boolean().optional(),
     description: z.string().optional(),
+    /** Reads or writes names the standard definitions lack, on purpose: `crossmap check` does not warn. */
+    nonstandard: z.boolean().optional(),
   })
   .strict();
 

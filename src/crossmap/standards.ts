@@ -1,4 +1,5 @@
-// Standard definitions (entities and their fields) for the mapping report, read from crossmaps/standards/.
+// Standard definitions (entities and their fields) for the mapping report and `crossmap check`, read from
+// crossmaps/standards/.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
@@ -7,12 +8,27 @@ import { BUILTIN_DIR } from "./catalog.js";
 
 const FieldSchema = z.object({
   name: z.string(),
+  /** Another name the readers accept for the field (HL7 v2: `patient_name` for PID.5). */
+  alias: z.string().optional(),
   required: z.boolean().optional(),
   type: z.string().optional(),
 });
 
 export const StandardDefinitionSchema = z.object({
   standard: z.string(),
+  /**
+   * True when `entities` and `more_entities` together name every entity of the standard, so that
+   * `crossmap check` can call any other name unknown. Without it, only the fields of listed entities
+   * are checked.
+   */
+  complete: z.boolean().optional(),
+  /** Entities of the standard whose fields are not listed: their names are known, their fields unchecked. */
+  more_entities: z.array(z.string()).optional(),
+  /**
+   * Fields every entity has (FHIR's `meta`, `text`, ...) that are left out of `fields`, so the report does
+   * not call them unmapped; `crossmap check` accepts them on every entity.
+   */
+  common_fields: z.array(z.string()).optional(),
   entities: z.record(z.string(), z.object({ fields: z.array(FieldSchema) })),
 });
 
@@ -29,8 +45,11 @@ export function loadStandard(
   if (cache.has(key)) return cache.get(key);
   let found: StandardDefinition | undefined;
   if (existsSync(dir)) {
-    for (const file of readdirSync(dir)) {
-      if (!/\.ya?ml$/.test(file)) continue;
+    // The file named after the standard first: parsing a definition costs ~0.1 s, so the others are read
+    // only when no file has that name.
+    const files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f));
+    const named = files.filter((f) => f.replace(/\.ya?ml$/, "") === id);
+    for (const file of [...named, ...files.filter((f) => !named.includes(f))]) {
       const doc = StandardDefinitionSchema.safeParse(parse(readFileSync(join(dir, file), "utf8")));
       if (doc.success && doc.data.standard === id) {
         found = doc.data;

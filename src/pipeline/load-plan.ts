@@ -1,9 +1,9 @@
 // Builds a mapping plan from what can cross a thread boundary: crossmap file paths and module paths.
 // The main thread and every worker call loadPlan once, so each thread compiles the crossmaps itself.
-import { resolve } from "node:path";
-import { findBuiltinCrossmap, listBuiltinCrossmaps } from "../crossmap/catalog.js";
+import { resolve, sep } from "node:path";
+import { BUILTIN_DIR, findBuiltinCrossmap, listBuiltinCrossmaps } from "../crossmap/catalog.js";
 import { loadCrossmapFile } from "../crossmap/load.js";
-import { AppError } from "../errors.js";
+import { AppError, type Problem } from "../errors.js";
 import { builtinTransforms } from "../transforms/builtins.js";
 import { loadTransformModule } from "../transforms/custom.js";
 import { composePlan, type MappingPlan } from "./plan.js";
@@ -77,8 +77,12 @@ function builtinCrossmap(from: string, to: string): string {
   );
 }
 
-/** Loads and compiles every leg; problems in a crossmap surface as the engine's located AppError. */
-export async function loadPlan(spec: PlanSpec): Promise<MappingPlan> {
+/**
+ * Loads and compiles every leg; problems in a crossmap surface as the engine's located AppError. With
+ * `warnings`, the legs that are not built-in (those are checked by the test suite) are also checked
+ * against the standard definitions, and what they lack is pushed there.
+ */
+export async function loadPlan(spec: PlanSpec, warnings?: Problem[]): Promise<MappingPlan> {
   let transforms = builtinTransforms();
   if (spec.transforms) {
     transforms = transforms.extend();
@@ -91,7 +95,14 @@ export async function loadPlan(spec: PlanSpec): Promise<MappingPlan> {
     : undefined;
   const legs = [];
   for (const file of spec.crossmaps) {
-    legs.push(await loadCrossmapFile(file, vocabulary ? { transforms, vocabulary } : { transforms }));
+    const check = warnings !== undefined && !resolve(file).startsWith(resolve(BUILTIN_DIR) + sep);
+    legs.push(
+      await loadCrossmapFile(file, {
+        transforms,
+        ...(vocabulary ? { vocabulary } : {}),
+        ...(check ? { warnings } : {}),
+      }),
+    );
   }
   const plan = composePlan(legs);
   if ((spec.from && spec.from !== plan.source) || (spec.to && spec.to !== plan.target)) {

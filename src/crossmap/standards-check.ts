@@ -1,0 +1,153 @@
+// Checks a crossmap's names against the standard definitions in crossmaps/standards/: every source entity
+// and field it reads, every target entity and top-level element it writes. A name the definition lacks is
+// a warning with a "did you mean" (an error with `crossmap check --strict`); a standard with no definition,
+// or an entity whose fields the definition does not list, is not checked.
+import type { KeyPath } from "./problems.js";
+import { suggest } from "./problems.js";
+import type { StandardDefinition } from "./standards.js";
+
+/** Where warnings go: the loader's located collector. */
+export interface WarningSink {
+  add(path: KeyPath, code: string, message: string, preferKey?: boolean): void;
+}
+
+export interface StandardsCheckOptions {
+  source: StandardDefinition | undefined;
+  target: StandardDefinition | undefined;
+  /** Further source paths each field_map key's transform reads from its config (from the compiler). */
+  reads?: ReadonlyMap<string, readonly string[]>;
+}
+
+/** One side of the mapping: which names the definition knows. */
+class Side {
+  private readonly fields = new Map<string, Set<string>>();
+  private readonly names: string[];
+
+  constructor(readonly def: StandardDefinition) {
+    const common = def.common_fields ?? [];
+    for (const [entity, { fields }] of Object.entries(def.entities)) {
+      const known = new Set(common);
+      for (const f of fields) {
+        known.add(f.name);
+        if (f.alias !== undefined) known.add(f.alias);
+      }
+      this.fields.set(entity, known);
+    }
+    this.names = [...Object.keys(def.entities), ...(def.more_entities ?? [])];
+  }
+
+  /** A message when the definition knows the entity list and not this entity, else undefined. */
+  entityProblem(entity: string): string | undefined {
+    if (this.def.complete !== true || this.names.includes(entity)) return undefined;
+    return `"${entity}" is not an entity of ${this.def.standard}${suggest(entity, this.names)}`;
+  }
+
+  /** A message when the entity's fields are listed and `field` is not one of them, else undefined. */
+  fieldProblem(entity: string, field: string): string | undefined {
+    const known = this.fields.get(entity);
+    if (known === undefined || known.has(field)) return undefined;
+    return `${entity} has no field "${field}" in ${this.def.standard}${suggest(field, [...known])}`;
+  }
+}
+
+/** The top-level field a path starts with: `code.coding[0].code` -> `code`. */
+const head = (path: string): string => path.split(/[.[]/)[0] ?? path;
+
+type Raw = Record<string, unknown>;
+const isObject = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Adds a warning to `sink` for every name in `doc` (a schema-valid crossmap, or what of it could be
+ * salvaged) that the standard definitions lack. Reads the document as data, so shapes it does not know
+ * are skipped rather than misread.
+ */
+export function checkStandards(doc: Raw, sink: WarningSink, options: StandardsCheckOptions): void {
+  const source = options.source ? new Side(options.source) : undefined;
+  const target = options.target ? new Side(options.target) : undefined;
+  if (!source && !target) return;
+  const targetOf = new Map<string, string>();
+  const entityMap = isObject(doc.entity_map) ? doc.entity_map : {};
+  for (const [entity, entry] of Object.entries(entityMap)) {
+    const problem = source?.entityProblem(entity);
+    if (problem) sink.add(["entity_map", entity], "unknown_entity", problem, true);
+    const name = typeof entry === "string" ? entry : isObject(entry) ? entry.target : undefined;
+    if (typeof name !== "string") continue;
+    targetOf.set(entity, name);
+    const at: KeyPath = typeof entry === "string" ? ["entity_map", entity] : ["entity_map", entity, "target"];
+    const targetProblem = target?.entityProblem(name);
+    if (targetProblem) sink.add(at, "unknown_entity", targetProblem);
+    if (isObject(entry) && isObject(entry.constants)) {
+      checkConstants(entry.constants, name, ["entity_map", entity, "constants"], target, sink);
+    }
+  }
+  const constants = isObject(doc.constants) ? doc.constants : {};
+  for (const [entity, paths] of Object.entries(constants)) {
+    if (isObject(paths)) checkConstants(paths, entity, ["constants", entity], target, sink);
+  }
+  const fieldMap = isObject(doc.field_map) ? doc.field_map : {};
+  for (const [key, value] of Object.entries(fieldMap)) {
+    const dot = key.indexOf(".");
+    if (dot <= 0) continue;
+    const entity = key.slice(0, dot);
+    const entries = Array.isArray(value) ? value : [value];
+    entries.forEach((entry, i) => {
+      if (!isObject(entry) || entry.nonstandard === true) return;
+      const at: KeyPath = Array.isArray(value) ? ["field_map", key, i] : ["field_map", key];
+      if (source) checkSources(entry, key, entity, at, source, options.reads?.get(key) ?? [], sink);
+      const written = typeof entry.target === "string" ? entry.target : undefined;
+      const targetEntity = targetOf.get(entity);
+      if (target && written !== undefined && targetEntity !== undefined) {
+        const tdot = written.indexOf(".");
+        // A target that does not start with its entity is the compiler's error, not a warning here.
+        if (tdot > 0 && written.slice(0, tdot) === targetEntity) {
+          const problem = target.fieldProblem(targetEntity, head(written.slice(tdot + 1)));
+          if (problem) sink.add([...at, "target"], "unknown_field", problem);
+        }
+      }
+    });
+  }
+}
+
+function checkSources(
+  entry: Raw,
+  key: string,
+  entity: string,
+  at: KeyPath,
+  side: Side,
+  reads: readonly string[],
+  sink: WarningSink,
+): void {
+  const check = (path: string, where: KeyPath, preferKey: boolean): void => {
+    // `$ctx.` and other `$` names are the reader's context, not fields of the record.
+    if (path.startsWith("$")) return;
+    const problem = side.fieldProblem(entity, head(path));
+    if (problem) sink.add(where, "unknown_field", problem, preferKey);
+  };
+  const declared = entry.source;
+  if (declared === undefined) check(key.slice(key.indexOf(".") + 1), at, true);
+  else if (typeof declared === "string") check(declared, [...at, "source"], false);
+  else if (Array.isArray(declared)) {
+    declared.forEach((p, j) => {
+      if (typeof p === "string") check(p, [...at, "source", j], false);
+    });
+  }
+  // Paths a transform reads from its config (unit_field: ...), located at the config key that names them.
+  const config = isObject(entry.config) ? entry.config : {};
+  for (const [name, value] of Object.entries(config)) {
+    if (typeof value === "string" && reads.includes(value)) check(value, [...at, "config", name], false);
+  }
+}
+
+function checkConstants(
+  constants: Raw,
+  entity: string,
+  at: KeyPath,
+  side: Side | undefined,
+  sink: WarningSink,
+): void {
+  if (!side) return;
+  for (const path of Object.keys(constants)) {
+    const problem = side.fieldProblem(entity, head(path));
+    if (problem) sink.add([...at, path], "unknown_field", problem, true);
+  }
+}
