@@ -1,6 +1,7 @@
 // `crossmap vocab build|lookup|crosswalk|stats`: thin commands over src/vocab; every answer is JSON, NDJSON
 // or CSV on stdout so scripts can consume it, and every complaint goes to stderr.
 import type { Command } from "commander";
+import { suggest } from "../crossmap/problems.js";
 import { AppError, formatProblem } from "../errors.js";
 import type { Concept } from "../vocab/bridge.js";
 import { type BuildProgress, buildVocabulary } from "../vocab/build.js";
@@ -86,9 +87,12 @@ export function registerVocab(program: Command): void {
           `--format must be csv or ndjson, not ${JSON.stringify(o.format)}`,
         );
       }
-      return withBridge(o.vocab, (b) =>
-        writeLines(crosswalkLines(b.crosswalk(src, tgt, o.relationship), o.format as "csv" | "ndjson")),
-      );
+      return withBridge(o.vocab, (b) => {
+        requireKnown(b, src, tgt, o.relationship);
+        return writeLines(
+          crosswalkLines(b.crosswalk(src, tgt, o.relationship), o.format as "csv" | "ndjson"),
+        );
+      });
     });
 
   vocab
@@ -161,6 +165,33 @@ function render(b: LmdbVocabularyBridge, c: Concept, as: string): unknown {
 function notFound(message: string): void {
   process.stderr.write(`crossmap: ${message}\n`);
   process.exitCode = 1;
+}
+
+/**
+ * A vocabulary or relationship the index does not hold would give an empty crosswalk that looks like an
+ * answer; it is a usage error naming what the index holds instead.
+ */
+function requireKnown(b: LmdbVocabularyBridge, src: string, tgt: string, relationships?: string[]): void {
+  const stats = b.stats();
+  const vocabularies = Object.keys(stats.vocabularies);
+  for (const v of new Set([src, tgt])) {
+    if (!vocabularies.includes(v)) {
+      throw new AppError(
+        400,
+        "unknown_vocabulary",
+        `the index has no vocabulary "${v}"${suggest(v, vocabularies)}; it holds: ${vocabularies.join(", ")}`,
+      );
+    }
+  }
+  for (const r of relationships ?? []) {
+    if (!stats.relationship_ids.includes(r)) {
+      throw new AppError(
+        400,
+        "unknown_relationship",
+        `the index has no relationship "${r}"${suggest(r, stats.relationship_ids)}; it holds: ${stats.relationship_ids.join(", ")}`,
+      );
+    }
+  }
 }
 
 async function withBridge(dir: string, use: (b: LmdbVocabularyBridge) => unknown): Promise<void> {

@@ -167,6 +167,34 @@ describe("crossmap vocab crosswalk and stats", () => {
     });
   });
 
+  it("refuses a vocabulary or relationship the index does not hold, with exit 2", () => {
+    const r = crossmap("vocab", "crosswalk", "FOO", "SNOMED", "--vocab", index);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^crossmap: the index has no vocabulary "FOO"; it holds: .*SNOMED.*\n$/);
+    const typo = crossmap("vocab", "crosswalk", "ICD10CM", "SNOMD", "--vocab", index);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(
+      /^crossmap: the index has no vocabulary "SNOMD" \(did you mean "SNOMED"\?\); it holds: /,
+    );
+    const rel = crossmap(
+      "vocab",
+      "crosswalk",
+      "ICD10CM",
+      "SNOMED",
+      "--relationship",
+      "Maps too",
+      "--vocab",
+      index,
+    );
+    expect(rel).toEqual({
+      code: 2,
+      stdout: "",
+      stderr:
+        'crossmap: the index has no relationship "Maps too" (did you mean "Maps to"?); it holds: Maps to, Mapped from\n',
+    });
+  });
+
   it("builds only the vocabularies asked for", () => {
     const out = join(tmp.path, "gender-only");
     const r = crossmap("vocab", "build", "vocab", "--out", out, "--vocabularies", "Gender,Race");
