@@ -15,8 +15,8 @@ export function adminKey(server: ChildProcess): Promise<string> {
   });
 }
 
-export async function waitForHealth(base: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
+export async function waitForHealth(base: string, seconds = 5): Promise<void> {
+  for (let i = 0; i < seconds * 20; i++) {
     try {
       if ((await fetch(`${base}/healthz`)).ok) return;
     } catch {

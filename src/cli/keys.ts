@@ -9,6 +9,7 @@ interface CreateOptions {
   admin?: boolean;
   project?: string;
   scope?: string;
+  name?: string;
 }
 
 const usage = (message: string) => new AppError(400, "invalid_argument", message);
@@ -26,6 +27,16 @@ function scopeOf(opts: CreateOptions): { scope: KeyScope; projectId: string | nu
   return { scope: opts.scope, projectId: opts.project };
 }
 
+/** A name as audit events show it: 1-200 characters, no control characters; absent is null. */
+function reviewerName(name: string | undefined): string | null {
+  if (name === undefined) return null;
+  const trimmed = name.trim();
+  if (trimmed === "" || trimmed.length > 200 || /\p{Cc}/u.test(trimmed)) {
+    throw usage("--name must be 1 to 200 characters without control characters");
+  }
+  return trimmed;
+}
+
 export function registerKeys(program: Command): void {
   const keys = program.command("keys").description("manage API keys");
   withDataDir(
@@ -34,15 +45,17 @@ export function registerKeys(program: Command): void {
       .description("create an API key and print it once, as JSON")
       .option("--admin", "key for every project and for creating projects")
       .option("--project <id>", "project the key is for")
-      .option("--scope <scope>", "read or write"),
+      .option("--scope <scope>", "read or write")
+      .option("--name <name>", 'the reviewer using the key, shown in audit history, e.g. "Dr. Ada Lovelace"'),
   ).action(async (opts: CreateOptions) => {
     const { scope, projectId } = scopeOf(opts);
+    const name = reviewerName(opts.name);
     const created = await withStores(opts.dataDir, (stores) =>
       stores.write(() => {
         if (projectId !== null && !stores.projects.get(projectId)) {
           throw new AppError(404, "not_found", `Project ${projectId} not found`);
         }
-        return stores.keys.create(scope, projectId);
+        return stores.keys.create(scope, projectId, name);
       }),
     );
     printJson({ ...created.key, key: created.secret });

@@ -1,19 +1,25 @@
 // What approve, reject and override do to a schema or concept mapping item: the spec's state table,
 // plus the one rule it leaves open that we close (approving needs a suggestion to approve).
 import { AppError } from "../errors.js";
-import type { ConceptItem, ItemKind, SchemaItem } from "../store/types.js";
+import type { ConceptItem, Equivalence, ItemKind, SchemaItem } from "../store/types.js";
 
 export type ReviewAction = "approve" | "reject" | "override";
 
 export interface SchemaOverride {
   target_table: string;
   target_column: string;
+  /** Left out: the item's comment stays as it is. */
+  comment?: string | null | undefined;
 }
 
 export interface ConceptOverride {
   target_concept_id: number;
   target_concept_name?: string | null | undefined;
   target_vocabulary_id?: string | null | undefined;
+  /** Left out: null, like the name and vocabulary (they describe the old concept). */
+  equivalence?: Equivalence | null | undefined;
+  /** Left out: the item's comment stays as it is. */
+  comment?: string | null | undefined;
 }
 
 /** How error messages name an item kind, e.g. "Schema mapping sm_1 not found in project p". */
@@ -43,39 +49,77 @@ export function reviewSchemaItem(
         status: "overridden",
         target_table: body.target_table,
         target_column: body.target_column,
+        ...(body.comment === undefined ? {} : { comment: body.comment }),
       };
   }
 }
 
+// A decision answers a revalidation note (why the item was reopened), so every decision clears it; the
+// audit log keeps it.
 export function reviewConceptItem(
   item: ConceptItem,
   projectId: string,
   action: ReviewAction,
   body?: ConceptOverride,
 ): ConceptItem {
+  const settled = item.revalidation ? { revalidation: null } : {};
   switch (action) {
     case "approve":
       if (item.target_concept_id === null) throw noSuggestion("concept", item.id, projectId);
-      return { ...item, method: "auto" };
+      return { ...item, method: "auto", ...settled };
     case "reject":
+      // "unmatched" is FHIR's equivalence for "no match": what a rejected code is.
       return {
         ...item,
         method: "unmapped",
         target_concept_id: null,
         target_concept_name: null,
         target_vocabulary_id: null,
+        equivalence: "unmatched",
+        ...settled,
       };
     case "override":
       if (!body) throw new Error("override needs a body");
-      // A name or vocabulary left out is cleared rather than kept: the old ones describe the old concept.
+      // A name, vocabulary or equivalence left out is cleared rather than kept: the old ones describe the
+      // old concept.
       return {
         ...item,
         method: "override",
         target_concept_id: body.target_concept_id,
         target_concept_name: body.target_concept_name ?? null,
         target_vocabulary_id: body.target_vocabulary_id ?? null,
+        equivalence: body.equivalence ?? null,
+        ...(body.comment === undefined ? {} : { comment: body.comment }),
+        ...settled,
       };
   }
+}
+
+/**
+ * Revert: the decision fields of `past` (an earlier version of the item) on the current item. Source
+ * fields, confidence and comment stay as they are now: undo takes back a decision, not an edit.
+ */
+export function restoreDecision<T extends SchemaItem | ConceptItem>(current: T, past: T): T {
+  if ("status" in past && "status" in current) {
+    return {
+      ...current,
+      status: past.status,
+      target_table: past.target_table,
+      target_column: past.target_column,
+      reviewed_at: past.reviewed_at,
+    };
+  }
+  const p = past as ConceptItem;
+  return {
+    ...current,
+    method: p.method,
+    target_concept_id: p.target_concept_id,
+    target_concept_name: p.target_concept_name,
+    target_vocabulary_id: p.target_vocabulary_id,
+    equivalence: p.equivalence ?? null,
+    revalidation: p.revalidation ?? null,
+    reviewed_at: p.reviewed_at,
+  };
 }
 
 function noSuggestion(kind: ItemKind, id: string, projectId: string): AppError {

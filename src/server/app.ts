@@ -8,8 +8,10 @@ import type { Problem } from "../errors.js";
 import { AppError } from "../errors.js";
 import { stringifyJson } from "../pipeline/json.js";
 import type { Stores } from "../store/env.js";
+import type { VocabularyBridge } from "../vocab/bridge.js";
 import { authenticate, authorize, type Principal } from "./auth.js";
 import { DEFAULT_BODY_LIMIT, makeBodyReader } from "./body.js";
+import { corsMiddleware } from "./cors.js";
 import { errorMiddleware } from "./errors.js";
 import { projectNotFound } from "./handlers/items.js";
 import { etagOf, parseIfMatch } from "./if-match.js";
@@ -20,7 +22,7 @@ import { crossMappingRoutes, DEFAULT_MAX_RECORDS } from "./routes/cross-mapping.
 import { projectRoutes } from "./routes/projects.js";
 import { reviewRoutes } from "./routes/review.js";
 import { syncRoutes } from "./routes/sync.js";
-import { toProblem } from "./validate.js";
+import { toProblems } from "./validate.js";
 
 export interface AppOptions {
   stores: Stores;
@@ -35,6 +37,13 @@ export interface AppOptions {
   recordBodyLimitBytes?: number;
   /** More routes (e.g. cross-mapping), mounted and documented like the built-in ones. */
   extraRoutes?: AnyRoute[];
+  /**
+   * The vocabulary index (`serve --vocab`), for the routes that read it directly: revalidation, exports,
+   * concept search. The crossmaps get it through `crossmaps`.
+   */
+  vocabulary?: VocabularyBridge;
+  /** Origins allowed to call the API from a browser (CORS); none by default. */
+  corsOrigins?: readonly string[];
 }
 
 export const allRoutes = (): AnyRoute[] => [...projectRoutes(), ...reviewRoutes(), ...syncRoutes()];
@@ -89,7 +98,7 @@ export function createApp(options: AppOptions): Koa {
       if (!schema) return undefined;
       const result = schema.safeParse(input, { reportInput: true });
       if (result.success) return result.data;
-      problems.push(...result.error.issues.map((i) => toProblem(i, where)));
+      problems.push(...result.error.issues.flatMap((i) => toProblems(i, where)));
       return undefined;
     };
     const query = check(route.query, ctx.query, "query");
@@ -125,6 +134,8 @@ export function createApp(options: AppOptions): Koa {
   }
 
   app.use(requestLogger(log));
+  // Before errors and auth: a preflight carries no key, and an error answer must still be readable.
+  app.use(corsMiddleware(options.corsOrigins ?? []));
   app.use(errorMiddleware(log));
   app.use(async (ctx, next) => {
     await next();

@@ -7,6 +7,8 @@ export interface Principal {
   keyId: string;
   scope: KeyScope;
   projectId: string | null;
+  /** The key's reviewer name, recorded in the audit events of its changes. */
+  name: string | null;
 }
 
 /** What a route needs: nothing, any valid key, admin, or read/write access to the path's project. */
@@ -21,7 +23,7 @@ export function authenticate(stores: Stores, header: string | undefined): Princi
   if (!match) throw unauthorized("Invalid authentication credentials");
   const key = stores.keys.authenticate(match[1]!);
   if (!key) throw unauthorized("Invalid or revoked API key");
-  return { keyId: key.id, scope: key.scope, projectId: key.project_id };
+  return { keyId: key.id, scope: key.scope, projectId: key.project_id, name: key.name ?? null };
 }
 
 /**

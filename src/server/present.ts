@@ -13,6 +13,7 @@ export const presentSchemaItem = (i: SchemaItem) => ({
   created_at: i.created_at,
   updated_at: i.updated_at,
   reviewed_at: i.reviewed_at,
+  comment: i.comment ?? null,
 });
 
 export const presentConceptItem = (i: ConceptItem) => ({
@@ -29,6 +30,11 @@ export const presentConceptItem = (i: ConceptItem) => ({
   created_at: i.created_at,
   updated_at: i.updated_at,
   reviewed_at: i.reviewed_at,
+  source_vocabulary_id: i.source_vocabulary_id ?? null,
+  source_frequency: i.source_frequency ?? null,
+  equivalence: i.equivalence ?? null,
+  comment: i.comment ?? null,
+  revalidation: i.revalidation ?? null,
 });
 
 export const presentRun = (r: CrossMappingRun) => ({
@@ -43,6 +49,8 @@ export const presentRun = (r: CrossMappingRun) => ({
   created_at: r.created_at,
   ...(r.issue_count === undefined ? {} : { issue_count: r.issue_count }),
   ...(r.error === undefined ? {} : { error: r.error }),
+  ...(r.decision_snapshot === undefined ? {} : { decision_snapshot: r.decision_snapshot }),
+  ...(r.vocabulary_release === undefined ? {} : { vocabulary_release: r.vocabulary_release }),
 });
 
 export const presentProject = (p: Project) => ({
@@ -61,7 +69,9 @@ export function presentEvent<T>(e: AuditEvent, item: (x: never) => T) {
     version: e.version,
     action: e.action,
     key_id: e.key_id,
+    reviewer: e.reviewer ?? null,
     at: e.at,
+    ...(e.reverted_to === undefined ? {} : { reverted_to: e.reverted_to }),
     before: e.before === null ? null : show(e.before),
     after: show(e.after),
   };

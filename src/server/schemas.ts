@@ -1,7 +1,7 @@
 // The zod schemas of every request and response: they validate requests and generate /openapi.json,
 // so the document cannot drift from what the server accepts.
 import { z } from "zod";
-import { CONCEPT_METHODS, SCHEMA_STATUSES } from "../store/types.js";
+import { AUDIT_ACTIONS, CONCEPT_METHODS, EQUIVALENCES, SCHEMA_STATUSES } from "../store/types.js";
 import { INTEGER_MESSAGE } from "./validate.js";
 
 const intError = { error: INTEGER_MESSAGE };
@@ -23,14 +23,24 @@ const runTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6}
   error: "must be an ISO 8601 timestamp without zone suffix, e.g. 2026-03-02T10:30:00",
 });
 const timestamp = z.string().meta({ description: "ISO 8601 UTC timestamp with milliseconds" });
+/** A reviewer's note on an item: kept through exports (ConceptMap comments, Usagi comments). */
+export const commentText = z.string().max(10_000).nullable();
+const equivalence = z.enum(EQUIVALENCES).nullable().meta({ description: "FHIR R4 ConceptMap equivalence" });
+const frequency = integer().min(0).nullable();
 
 // ---- review bodies (the spec's tables) ----
 
-export const schemaOverrideBody = z.object({ target_table: name, target_column: name });
+export const schemaOverrideBody = z.object({
+  target_table: name,
+  target_column: name,
+  comment: commentText.optional().meta({ description: "Left out: the item's comment is kept" }),
+});
 export const conceptOverrideBody = z.object({
   target_concept_id: conceptId,
   target_concept_name: text.nullable().optional(),
   target_vocabulary_id: name.nullable().optional(),
+  equivalence: equivalence.optional().meta({ description: "Left out: null (it described the old target)" }),
+  comment: commentText.optional().meta({ description: "Left out: the item's comment is kept" }),
 });
 
 // ---- items as returned ----
@@ -51,6 +61,7 @@ export const schemaItemOut = z.object({
   confidence,
   status: z.enum(SCHEMA_STATUSES),
   ...meta,
+  comment: z.string().nullable(),
 });
 
 export const conceptItemOut = z.object({
@@ -64,6 +75,21 @@ export const conceptItemOut = z.object({
   confidence,
   method: z.enum(CONCEPT_METHODS),
   ...meta,
+  source_vocabulary_id: z.string().nullable().meta({ description: "Code system of source_code" }),
+  source_frequency: z.number().int().nullable(),
+  equivalence,
+  comment: z.string().nullable(),
+  revalidation: z
+    .object({
+      reason: z.enum(["missing", "invalid", "non_standard"]),
+      previous_concept_id: z.number().int(),
+      previous_concept_name: z.string().nullable(),
+      suggested_via: z.enum(["Maps to", "Concept replaced by"]).nullable(),
+      release: z.string().nullable(),
+      at: timestamp,
+    })
+    .nullable()
+    .meta({ description: "Why a vocabulary release reopened the item; cleared by the next decision" }),
 });
 
 export const runOut = z.object({
@@ -78,6 +104,15 @@ export const runOut = z.object({
   created_at: z.string().nullable(),
   issue_count: z.number().int().optional(),
   error: z.string().optional(),
+  decision_snapshot: z
+    .object({
+      items: z.number().int(),
+      sha256: z.string(),
+      unreviewed: z.enum(["use", "ignore"]),
+    })
+    .optional()
+    .meta({ description: "Project-scoped runs: the concept decisions applied" }),
+  vocabulary_release: z.string().nullable().optional(),
 });
 
 // ---- push items: upserted by id, else by natural key; server fields a client echoes back are ignored ----
@@ -90,6 +125,7 @@ export const schemaPushItem = z.object({
   target_column: name.nullable().optional(),
   confidence: confidence.optional(),
   status: z.enum(SCHEMA_STATUSES).optional(),
+  comment: commentText.optional(),
 });
 
 export const conceptPushItem = z.object({
@@ -102,6 +138,10 @@ export const conceptPushItem = z.object({
   target_vocabulary_id: name.nullable().optional(),
   confidence: confidence.optional(),
   method: z.enum(CONCEPT_METHODS).optional(),
+  source_vocabulary_id: name.nullable().optional(),
+  source_frequency: frequency.optional(),
+  equivalence: equivalence.optional(),
+  comment: commentText.optional(),
 });
 
 export const runPushItem = z.object({
@@ -116,6 +156,14 @@ export const runPushItem = z.object({
   created_at: runTime.nullable().optional(),
   issue_count: integer().min(0).optional(),
   error: text.optional(),
+  decision_snapshot: z
+    .object({
+      items: integer().min(0),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/, { error: "must be 64 lowercase hex digits" }),
+      unreviewed: z.enum(["use", "ignore"]),
+    })
+    .optional(),
+  vocabulary_release: text.nullable().optional(),
 });
 
 export const MAX_PUSH_ITEMS = 10_000;
@@ -142,27 +190,9 @@ export const pullResponse = <T extends z.ZodType>(item: T) =>
 
 // ---- queries ----
 
-const queryInt = () => z.coerce.number(intError).int(intError);
-const limit = (max: number) => queryInt().min(1).max(max);
-const offset = queryInt().min(0).default(0);
-const confidenceBounds = {
-  min_confidence: z.coerce.number().optional(),
-  max_confidence: z.coerce.number().optional(),
-};
-
-export const schemaListQuery = z.object({
-  status: z.enum(SCHEMA_STATUSES).optional(),
-  ...confidenceBounds,
-  limit: limit(1000).default(100),
-  offset,
-});
-
-export const conceptListQuery = z.object({
-  method: z.enum(CONCEPT_METHODS).optional(),
-  ...confidenceBounds,
-  limit: limit(1000).default(100),
-  offset,
-});
+export const queryInt = () => z.coerce.number(intError).int(intError);
+export const limit = (max: number) => queryInt().min(1).max(max);
+export const offset = queryInt().min(0).default(0);
 
 export const pullQuery = z.object({ limit: limit(100_000).optional(), offset });
 export const pushQuery = z.object({ force: z.enum(["true", "false"]).default("false") });
@@ -179,9 +209,11 @@ export const auditEventOut = <T extends z.ZodType>(item: T) =>
   z.object({
     item_id: z.string(),
     version: z.number().int(),
-    action: z.enum(["approve", "reject", "override", "push_create", "push_update"]),
+    action: z.enum(AUDIT_ACTIONS),
     key_id: z.string().nullable(),
+    reviewer: z.string().nullable().meta({ description: "Name of the key's reviewer, if it has one" }),
     at: timestamp,
+    reverted_to: z.number().int().optional().meta({ description: "revert events: the version restored" }),
     before: item.nullable(),
     after: item,
   });

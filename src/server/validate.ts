@@ -20,6 +20,17 @@ export function toProblem(issue: z.core.$ZodIssue, where: Location): Problem {
   return { path, message, code };
 }
 
+/** Like toProblem, but an object's unknown keys (strict schemas) are one entry each, located at the key. */
+export function toProblems(issue: z.core.$ZodIssue, where: Location): Problem[] {
+  if (issue.code !== "unrecognized_keys") return [toProblem(issue, where)];
+  const at = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
+  return issue.keys.map((key) => ({
+    path: [where, ...at, key],
+    message: "extra fields not permitted",
+    code: "value_error.extra",
+  }));
+}
+
 const TYPE_WORDS: Record<string, [string, string]> = {
   string: ["str type expected", "type_error.str"],
   int: ["value is not a valid integer", "type_error.integer"],

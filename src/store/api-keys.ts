@@ -9,7 +9,10 @@ export type PublicKey = Omit<ApiKeyRecord, "hash">;
 
 export const hashSecret = (secret: string): string => createHash("sha256").update(secret).digest("hex");
 
-export const toPublicKey = ({ hash: _hash, ...rest }: ApiKeyRecord): PublicKey => rest;
+export const toPublicKey = ({ hash: _hash, ...rest }: ApiKeyRecord): PublicKey => ({
+  ...rest,
+  name: rest.name ?? null,
+});
 
 /** How many secrets `authenticate` remembers the key id of; beyond that it starts over. */
 export const KEY_ID_CACHE_SIZE = 1024;
@@ -55,7 +58,11 @@ export class KeyStore {
   }
 
   /** Call inside a write transaction. The secret is returned here and never again. */
-  create(scope: KeyScope, projectId: string | null): { key: PublicKey; secret: string } {
+  create(
+    scope: KeyScope,
+    projectId: string | null,
+    name: string | null = null,
+  ): { key: PublicKey; secret: string } {
     const id = `key_${randomBytes(6).toString("hex")}`;
     // 32 random bytes: guessing is hopeless, and the prefix makes leaked keys easy to grep for.
     const secret = `cmk_${randomBytes(32).toString("base64url")}`;
@@ -66,6 +73,7 @@ export class KeyStore {
       hash: hashSecret(secret),
       created_at: nowIso(),
       revoked_at: null,
+      name,
     };
     this.byId.put(id, record);
     this.byHash.put(record.hash, id);

@@ -12,6 +12,11 @@ import type { AuditEvent, ItemKind } from "./types.js";
 export class AuditStore {
   /** The last sequence number this process appended: the next one is checked, not searched for. */
   private last = -1;
+  /**
+   * While set (during one write callback, see env.ts), appended events are also collected here, so
+   * that they can be handed to the in-memory mirrors once the transaction has committed.
+   */
+  capture: [number, AuditEvent][] | undefined;
 
   constructor(
     /** sequence number -> event (MDB_INTEGERKEY). */
@@ -28,12 +33,22 @@ export class AuditStore {
     // Another process (or a rolled-back transaction) may have moved the end of the log: then look it up.
     let seq = this.last + 1;
     if (this.last < 0 || this.log.doesExist(seq) || !this.log.doesExist(this.last)) {
-      seq = 1;
-      for (const key of this.log.getKeys({ reverse: true, limit: 1 })) seq = key + 1;
+      seq = this.lastSeq() + 1;
     }
     this.log.put(seq, event);
     this.last = seq;
+    this.capture?.push([seq, event]);
     return seq;
+  }
+
+  /** The sequence number of the newest event, 0 when the log is empty: one B-tree descent. */
+  lastSeq(): number {
+    for (const key of this.log.getKeys({ reverse: true, limit: 1 })) return key;
+    return 0;
+  }
+
+  get(seq: number): AuditEvent | undefined {
+    return this.log.get(seq);
   }
 
   /** Oldest first: the legacy events of the item, then those of its audit log. */

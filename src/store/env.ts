@@ -4,8 +4,10 @@ import { open } from "lmdb";
 import { KeyStore } from "./api-keys.js";
 import { AuditStore } from "./audit.js";
 import { ItemStore } from "./items.js";
+import { MirrorCache } from "./mirror.js";
 import { ProjectStore } from "./projects.js";
 import { RunStore } from "./runs.js";
+import { conceptShape, schemaShape } from "./shape.js";
 import type { AuditEvent, ConceptItem, SchemaItem } from "./types.js";
 
 export interface Stores {
@@ -15,6 +17,8 @@ export interface Stores {
   conceptItems: ItemStore<ConceptItem>;
   runs: RunStore;
   audit: AuditStore;
+  /** In-memory copies of each project's items, for listing, stats and decision overlays (mirror.ts). */
+  mirrors: { schema: MirrorCache<SchemaItem>; concept: MirrorCache<ConceptItem> };
   /**
    * Runs `fn` in a write transaction and resolves with its result once the transaction has committed
    * and been flushed to disk.
@@ -45,44 +49,65 @@ export function openStores(dataDir: string, options: StoreOptions = {}): Stores 
   const root = open({ path: dataDir, maxDbs: 16 });
   const db = <V>(name: string) => root.openDB<V, string>({ name });
 
+  const schemaItems = new ItemStore<SchemaItem>(
+    db("schema_items"),
+    db("schema_items_by_natural_key"),
+    (i) => [i.source_table ?? "", i.source_column],
+  );
+  const conceptItems = new ItemStore<ConceptItem>(
+    db("concept_items"),
+    db("concept_items_by_natural_key"),
+    (i) => [i.source_column ?? "", i.source_code],
+  );
+  const audit = new AuditStore(
+    root.openDB<AuditEvent, number>({ name: "audit_log", keyEncoding: "uint32" }),
+    db("audit_events"),
+  );
+  const mirrors = {
+    schema: new MirrorCache(schemaItems, audit, "schema", schemaShape),
+    concept: new MirrorCache(conceptItems, audit, "concept", conceptShape),
+  };
   const write = <R>(fn: () => R): Promise<R> => {
     let failure: { error: unknown } | undefined;
+    let changes: [number, AuditEvent][] = [];
     // lmdb batches the callbacks of one event turn into one transaction; a child transaction per
     // callback lets one failed request roll back alone instead of aborting its neighbours.
     const committed = root.transaction(() => {
+      audit.capture = [];
       try {
-        return root.transactionSync(fn);
+        const result = root.transactionSync(fn);
+        changes = audit.capture;
+        return result;
       } catch (error) {
         failure = { error };
         return undefined;
+      } finally {
+        audit.capture = undefined;
       }
     });
     return committed.then(async (result) => {
       if (failure) throw failure.error;
+      // Committed: the mirrors may show it now (they would find it in the audit log anyway, slower).
+      for (const [seq, event] of changes) mirrors[event.item_kind].committed(seq, event);
       // With lmdb's default overlapping sync a commit resolves before its fsync; flushes cover whole
       // batches, so waiting for them costs latency more than throughput.
       if (waitForFlush) await root.flushed;
       return result as R;
     });
   };
-
   return {
     projects: new ProjectStore(db("projects")),
     keys: new KeyStore(db("api_keys"), db("api_key_hashes")),
-    schemaItems: new ItemStore<SchemaItem>(db("schema_items"), db("schema_items_by_natural_key"), (i) => [
-      i.source_table ?? "",
-      i.source_column,
-    ]),
-    conceptItems: new ItemStore<ConceptItem>(db("concept_items"), db("concept_items_by_natural_key"), (i) => [
-      i.source_column ?? "",
-      i.source_code,
-    ]),
+    schemaItems,
+    conceptItems,
     runs: new RunStore(db("runs"), db("runs_by_time"), write),
-    audit: new AuditStore(
-      root.openDB<AuditEvent, number>({ name: "audit_log", keyEncoding: "uint32" }),
-      db("audit_events"),
-    ),
+    audit,
+    mirrors,
     write,
-    close: () => root.close(),
+    // A mirror still reading in the background must finish before the environment goes away.
+    close: async () => {
+      await Promise.all([mirrors.schema.settled(), mirrors.concept.settled()]);
+      await root.close();
+    },
   };
 }

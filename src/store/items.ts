@@ -45,6 +45,19 @@ export class ItemStore<T extends ItemMeta> {
     this.naturalIndex.put(newKey, item.id);
   }
 
+  /** Up to `limit` items of a project in id order, starting after item `afterId` (from the first when undefined). */
+  chunk(projectId: string, afterId: string | undefined, limit: number): T[] {
+    const range = prefixRange(projectId);
+    const start = afterId === undefined ? range.start : compositeKey(projectId, afterId);
+    const out: T[] = [];
+    for (const { key, value } of this.items.getRange({ start, end: range.end, limit: limit + 1 })) {
+      if (afterId !== undefined && key === start) continue;
+      out.push(value);
+      if (out.length === limit) break;
+    }
+    return out;
+  }
+
   /**
    * Items of a project in id order, filtered, one page of them plus the filtered total.
    * A scan of the project's items: fine for the thousands of columns and codes a project has.

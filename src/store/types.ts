@@ -15,6 +15,21 @@ export type SchemaStatus = (typeof SCHEMA_STATUSES)[number];
 export const CONCEPT_METHODS = ["auto", "review", "manual", "override", "unmapped"] as const;
 export type ConceptMethod = (typeof CONCEPT_METHODS)[number];
 
+/** FHIR R4 ConceptMap equivalence codes (ConceptMapEquivalence), which concept items may carry. */
+export const EQUIVALENCES = [
+  "relatedto",
+  "equivalent",
+  "equal",
+  "wider",
+  "subsumes",
+  "narrower",
+  "specializes",
+  "inexact",
+  "unmatched",
+  "disjoint",
+] as const;
+export type Equivalence = (typeof EQUIVALENCES)[number];
+
 /** Server-managed fields every reviewable item carries. */
 export interface ItemMeta {
   id: string;
@@ -35,6 +50,8 @@ export interface SchemaItem extends ItemMeta {
   target_column: string | null;
   confidence: number | null;
   status: SchemaStatus;
+  /** Optional on stored items written before comments existed; presented as null. */
+  comment?: string | null;
 }
 
 export interface ConceptItem extends ItemMeta {
@@ -46,6 +63,27 @@ export interface ConceptItem extends ItemMeta {
   target_vocabulary_id: string | null;
   confidence: number | null;
   method: ConceptMethod;
+  // Added fields: optional on stored items written before they existed; presented as null.
+  /** The code system of source_code (a vocabulary_id such as ICD10CM, or a local name or URI). */
+  source_vocabulary_id?: string | null;
+  /** How often the code occurs in the source data, for prioritising and coverage. */
+  source_frequency?: number | null;
+  equivalence?: Equivalence | null;
+  comment?: string | null;
+  /** Why a vocabulary release reopened the item (revalidate); cleared by the next decision. */
+  revalidation?: Revalidation | null;
+}
+
+/** What `revalidate` records on an item it moved back to review. */
+export interface Revalidation {
+  reason: "missing" | "invalid" | "non_standard";
+  previous_concept_id: number;
+  previous_concept_name: string | null;
+  /** The relationship the suggested replacement (now the item's target) was found through, if any. */
+  suggested_via: "Maps to" | "Concept replaced by" | null;
+  /** The vocabulary release checked against (VOCABULARY.csv's version of "None"), when known. */
+  release: string | null;
+  at: string;
 }
 
 export type ItemKind = "schema" | "concept";
@@ -67,6 +105,20 @@ export interface CrossMappingRun {
   issue_count?: number;
   /** Beyond the spec: why a `failed` run failed. */
   error?: string;
+  /** Beyond the spec: the project's concept decisions a project-scoped run applied. */
+  decision_snapshot?: DecisionSnapshot;
+  /** Beyond the spec: the vocabulary release the run used (null: no vocabulary, or an index without one). */
+  vocabulary_release?: string | null;
+}
+
+/** Which reviewed decisions a run used: enough to tell two runs' decisions apart and to reproduce one. */
+export interface DecisionSnapshot {
+  /** Concept items in the project when the run started. */
+  items: number;
+  /** sha256 (hex) of the decision fields of those items, in id order (docs/api.md says exactly which). */
+  sha256: string;
+  /** Whether items still awaiting review were used (`use`) or not (`ignore`). */
+  unreviewed: "use" | "ignore";
 }
 
 export interface Project {
@@ -89,9 +141,22 @@ export interface ApiKeyRecord {
   hash: string;
   created_at: string;
   revoked_at: string | null;
+  /** The reviewer the key belongs to, shown in audit events; optional on keys made before names existed. */
+  name?: string | null;
 }
 
-export type AuditAction = "approve" | "reject" | "override" | "push_create" | "push_update";
+export const AUDIT_ACTIONS = [
+  "approve",
+  "reject",
+  "override",
+  "push_create",
+  "push_update",
+  "comment",
+  "revert",
+  "import",
+  "revalidate",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditEvent {
   project_id: string;
@@ -102,6 +167,10 @@ export interface AuditEvent {
   action: AuditAction;
   /** The API key that made the change; null when the CLI or an internal caller did. */
   key_id: string | null;
+  /** That key's reviewer name at the time (optional on events written before names existed). */
+  reviewer?: string | null;
+  /** `revert` events: the version whose decision was restored. */
+  reverted_to?: number;
   at: string;
   before: SchemaItem | ConceptItem | null;
   after: SchemaItem | ConceptItem;

@@ -92,15 +92,33 @@ describe("projects and keys", () => {
     expect(a.key).toMatch(/^cmk_/);
 
     const w = JSON.parse(
-      (await cli("keys", "create", "--project", projectId, "--scope", "write", "--data-dir", dir)).stdout,
+      (
+        await cli(
+          "keys",
+          "create",
+          "--project",
+          projectId,
+          "--scope",
+          "write",
+          "--name",
+          "Dr. Ada",
+          "--data-dir",
+          dir,
+        )
+      ).stdout,
     );
-    expect(w).toMatchObject({ scope: "write", project_id: projectId });
+    expect(w).toMatchObject({ scope: "write", project_id: projectId, name: "Dr. Ada" });
 
     const listed = await cli("keys", "list", "--data-dir", dir);
     expect(listed.stdout).not.toContain(a.key);
     expect(listed.stdout).not.toContain("hash");
-    const keys = JSON.parse(listed.stdout).keys as { id: string }[];
-    expect(keys.map((k) => k.id).sort()).toEqual([a.id, w.id].sort());
+    const keys = JSON.parse(listed.stdout).keys as { id: string; name: string | null }[];
+    expect(keys.map((k) => [k.id, k.name]).sort()).toEqual(
+      [
+        [a.id, null],
+        [w.id, "Dr. Ada"],
+      ].sort(),
+    );
 
     const revoked = await cli("keys", "revoke", w.id, "--data-dir", dir);
     expect(revoked.code).toBe(0);
@@ -116,6 +134,8 @@ describe("projects and keys", () => {
     const ghost = await cli("keys", "create", "--project", "nope", "--scope", "read", "--data-dir", dir);
     expect(ghost.code).toBe(2);
     expect(ghost.stderr).toBe("crossmap: Project nope not found\n");
+    const blank = await cli("keys", "create", "--admin", "--name", " ", "--data-dir", dir);
+    expect(blank.stderr).toBe("crossmap: --name must be 1 to 200 characters without control characters\n");
     const unknown = await cli("keys", "revoke", "key_000000000000", "--data-dir", dir);
     expect(unknown.stderr).toBe("crossmap: API key key_000000000000 not found\n");
   });
@@ -220,5 +240,16 @@ describe("serve", () => {
     const d = await cli("serve", "--durability", "maybe", "--data-dir", join(dir, "never"));
     expect(d.code).toBe(2);
     expect(d.stderr).toBe("crossmap: --durability must be flush or commit, got maybe\n");
+    const o = await cli(
+      "serve",
+      "--cors-origin",
+      "https://dash.example.org/",
+      "--data-dir",
+      join(dir, "never"),
+    );
+    expect(o.code).toBe(2);
+    expect(o.stderr).toBe(
+      "crossmap: --cors-origin must be an origin such as https://dashboard.example.org (scheme, host and port only), got https://dash.example.org/\n",
+    );
   });
 });

@@ -78,6 +78,7 @@ describe("concept items", () => {
       target_concept_id: null,
       target_concept_name: null,
       target_vocabulary_id: null,
+      equivalence: "unmatched",
     });
     expect(
       reviewConceptItem(concept, "p", "override", {
@@ -91,6 +92,7 @@ describe("concept items", () => {
       target_concept_id: 1,
       target_concept_name: "n",
       target_vocabulary_id: "SNOMED",
+      equivalence: null,
     });
   });
 

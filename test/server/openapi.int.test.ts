@@ -27,23 +27,24 @@ it("describes the six review endpoints with the spec's paths", () => {
   }
 });
 
-it("the override bodies require exactly the spec's fields", () => {
+it("the override bodies require exactly the spec's fields (and take a comment, and an equivalence)", () => {
   const schema = (path: string) =>
     (
       doc.paths[path]!.post!.requestBody as {
         content: { "application/json": { schema: Record<string, unknown> } };
       }
     ).content["application/json"].schema;
-  expect(schema("/v1/projects/{project_id}/schema-mapping/{mapping_id}/override").required).toEqual([
-    "target_table",
-    "target_column",
-  ]);
+  const schemaBody = schema("/v1/projects/{project_id}/schema-mapping/{mapping_id}/override");
+  expect(schemaBody.required).toEqual(["target_table", "target_column"]);
+  expect(Object.keys(schemaBody.properties as object)).toEqual(["target_table", "target_column", "comment"]);
   const concept = schema("/v1/projects/{project_id}/concept-mapping/{mapping_id}/override");
   expect(concept.required).toEqual(["target_concept_id"]);
   expect(Object.keys(concept.properties as object)).toEqual([
     "target_concept_id",
     "target_concept_name",
     "target_vocabulary_id",
+    "equivalence",
+    "comment",
   ]);
 });
 
@@ -68,4 +69,40 @@ it("documents sync, projects, lists and history, and the 422 shape", () => {
   expect(responses["422"]!.content["application/json"].schema.properties.detail).toMatchObject({
     type: "array",
   });
+});
+
+it("documents the workbench endpoints and the fields they added", () => {
+  for (const kind of ["schema", "concept"]) {
+    const base = `/v1/projects/{project_id}/${kind}-mapping`;
+    expect(doc.paths[`${base}/stats`]?.get, `${kind} stats`).toBeDefined();
+    expect(doc.paths[`${base}/bulk`]?.post, `${kind} bulk`).toBeDefined();
+    expect(doc.paths[`${base}/{mapping_id}/comment`]?.post, `${kind} comment`).toBeDefined();
+    expect(doc.paths[`${base}/{mapping_id}/revert`]?.post, `${kind} revert`).toBeDefined();
+    const params = (doc.paths[base]!.get!.parameters as { name: string }[]).map((p) => p.name);
+    expect(params).toEqual([
+      "project_id",
+      kind === "schema" ? "status" : "method",
+      "needs_review",
+      "min_confidence",
+      "max_confidence",
+      "q",
+      "sort",
+      "limit",
+      "offset",
+    ]);
+  }
+  expect(doc.paths["/api/v1/me"]?.get).toBeDefined();
+  const item = (
+    doc.paths["/v1/projects/{project_id}/concept-mapping/{mapping_id}"]!.get!.responses as Record<
+      string,
+      { content: { "application/json": { schema: { properties: Record<string, unknown> } } } }
+    >
+  )["200"]!.content["application/json"].schema.properties;
+  expect(Object.keys(item).slice(-5)).toEqual([
+    "source_vocabulary_id",
+    "source_frequency",
+    "equivalence",
+    "comment",
+    "revalidation",
+  ]);
 });

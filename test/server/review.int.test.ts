@@ -44,6 +44,7 @@ describe("schema mapping item", () => {
       confidence: 0.87,
       status: "approved",
       version: 2,
+      comment: null,
     });
     expect(Object.keys(r.json as object)).toEqual([
       "id",
@@ -57,6 +58,7 @@ describe("schema mapping item", () => {
       "created_at",
       "updated_at",
       "reviewed_at",
+      "comment",
     ]);
   });
 
@@ -154,6 +156,11 @@ describe("concept mapping item", () => {
       confidence: 0.92,
       method: "auto",
       version: 2,
+      source_vocabulary_id: null,
+      source_frequency: null,
+      equivalence: null,
+      comment: null,
+      revalidation: null,
     });
     expect(r.json).not.toHaveProperty("status");
   });

@@ -67,6 +67,7 @@ describe("schema mappings", () => {
       ...items[0],
       status: "needs_review",
       version: 1,
+      comment: null,
     });
     expect(byId.get(ids[1])).toMatchObject({ status: "auto_accepted", version: 1 });
     expect(byId.get("sm_fixed")).toEqual({
@@ -78,6 +79,7 @@ describe("schema mappings", () => {
       confidence: 0.2,
       status: "needs_review",
       version: 1,
+      comment: null,
     });
 
     // Pushing back what was pulled (server fields included) changes nothing either.
@@ -221,7 +223,17 @@ describe("concept mappings", () => {
     };
     expect(pull.total).toBe(2);
     const m = pull.items.find((i) => i.source_code === "M")!;
-    expect(withoutTimes(m)).toEqual({ id: m.id, ...items[0], method: "review", version: 1 });
+    expect(withoutTimes(m)).toEqual({
+      id: m.id,
+      ...items[0],
+      method: "review",
+      version: 1,
+      source_vocabulary_id: null,
+      source_frequency: null,
+      equivalence: null,
+      comment: null,
+      revalidation: null,
+    });
     expect(pull.items.find((i) => i.source_code === "F")).toMatchObject({
       method: "unmapped",
       target_concept_id: null,

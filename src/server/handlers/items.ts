@@ -1,9 +1,11 @@
 // Reading items: one, a filtered page, an item's history; with the spec's 404 wording.
 import { AppError } from "../../errors.js";
+import { type ItemFilter, itemStats, queryItems, type SortKey } from "../../review/listing.js";
 import { KIND_LABEL } from "../../review/rules.js";
 import type { Stores } from "../../store/env.js";
-import type { ItemStore, Page } from "../../store/items.js";
-import type { AuditEvent, ConceptItem, ItemKind, ItemMeta, SchemaItem } from "../../store/types.js";
+import type { ItemStore } from "../../store/items.js";
+import type { ItemMirror } from "../../store/mirror.js";
+import type { AuditEvent, ItemKind, ItemMeta, ItemOf } from "../../store/types.js";
 
 export const itemNotFound = (kind: ItemKind, id: string, projectId: string): AppError =>
   new AppError(404, "not_found", `${KIND_LABEL[kind]} ${id} not found in project ${projectId}`);
@@ -22,32 +24,36 @@ export function getItem<T extends ItemMeta>(
   return item;
 }
 
-export interface ListFilter {
-  status?: string | undefined;
-  method?: string | undefined;
-  min_confidence?: number | undefined;
-  max_confidence?: number | undefined;
+/** The mirror of a project's items of one kind, brought up to date: what listing and stats read. */
+export function mirrorOf<K extends ItemKind>(
+  stores: Stores,
+  kind: K,
+  projectId: string,
+): Promise<ItemMirror<ItemOf<K>>> {
+  const cache = kind === "schema" ? stores.mirrors.schema : stores.mirrors.concept;
+  return cache.of(projectId) as unknown as Promise<ItemMirror<ItemOf<K>>>;
 }
 
-/** A page of items; confidence bounds are inclusive and exclude items without a confidence. */
-export function listItems<T extends SchemaItem | ConceptItem>(
-  store: ItemStore<T>,
+export interface ListRequest extends ItemFilter {
+  sort: SortKey;
+  limit: number;
+  offset: number;
+}
+
+/** A sorted, filtered page of items and the number that match. */
+export async function listItems<K extends ItemKind>(
+  stores: Stores,
+  kind: K,
   projectId: string,
-  filter: ListFilter,
-  page: Page,
+  req: ListRequest,
 ) {
-  const { status, method, min_confidence: lo, max_confidence: hi } = filter;
-  const wanted = (item: T): boolean => {
-    if (status !== undefined && "status" in item && item.status !== status) return false;
-    if (method !== undefined && "method" in item && item.method !== method) return false;
-    if (lo !== undefined || hi !== undefined) {
-      if (item.confidence === null) return false;
-      if (lo !== undefined && item.confidence < lo) return false;
-      if (hi !== undefined && item.confidence > hi) return false;
-    }
-    return true;
-  };
-  return store.list(projectId, page, wanted);
+  const items = (await mirrorOf(stores, kind, projectId)).items();
+  return queryItems(items, kind, req, req.sort, { limit: req.limit, offset: req.offset });
+}
+
+export async function statsOf(stores: Stores, kind: ItemKind, projectId: string) {
+  const { total, by_state, ...rest } = itemStats((await mirrorOf(stores, kind, projectId)).items(), kind);
+  return { total, [kind === "schema" ? "by_status" : "by_method"]: by_state, ...rest };
 }
 
 export function itemHistory(stores: Stores, kind: ItemKind, projectId: string, id: string): AuditEvent[] {

@@ -30,10 +30,13 @@ export interface PushRequest<F> {
   items: { id?: string | undefined; fields: F }[];
   force: boolean;
   keyId: string | null;
+  reviewer: string | null;
 }
 
 // A pushed item is the whole item: fields left out take these defaults, so pushing the same payload
-// twice is a no-op whatever the first push changed.
+// twice is a no-op whatever the first push changed. The fields added after the spec (comment, source
+// vocabulary, frequency, equivalence) are the exception: left out, an update keeps them, so a client
+// that does not know them never wipes what reviewers wrote; null clears them.
 export const schemaFields = (p: {
   source_table?: string | null | undefined;
   source_column: string;
@@ -41,6 +44,7 @@ export const schemaFields = (p: {
   target_column?: string | null | undefined;
   confidence?: number | null | undefined;
   status?: SchemaItem["status"] | undefined;
+  comment?: string | null | undefined;
 }): SchemaFields => ({
   source_table: p.source_table ?? null,
   source_column: p.source_column,
@@ -48,7 +52,18 @@ export const schemaFields = (p: {
   target_column: p.target_column ?? null,
   confidence: p.confidence ?? null,
   status: p.status ?? "needs_review",
+  ...given("comment", p.comment),
 });
+
+/** `{[key]: value}` when the client gave the field (null included), else nothing. */
+const given = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } =>
+  (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+
+/** New items get null for the added fields a push left out. */
+const ADDED_FIELDS = {
+  schema: { comment: null },
+  concept: { source_vocabulary_id: null, source_frequency: null, equivalence: null, comment: null },
+} as const;
 
 export const conceptFields = (p: {
   source_column?: string | null | undefined;
@@ -59,6 +74,10 @@ export const conceptFields = (p: {
   target_vocabulary_id?: string | null | undefined;
   confidence?: number | null | undefined;
   method?: ConceptItem["method"] | undefined;
+  source_vocabulary_id?: string | null | undefined;
+  source_frequency?: number | null | undefined;
+  equivalence?: ConceptItem["equivalence"] | undefined;
+  comment?: string | null | undefined;
 }): ConceptFields => ({
   source_column: p.source_column ?? null,
   source_code: p.source_code,
@@ -68,6 +87,10 @@ export const conceptFields = (p: {
   target_vocabulary_id: p.target_vocabulary_id ?? null,
   confidence: p.confidence ?? null,
   method: p.method ?? "review",
+  ...given("source_vocabulary_id", p.source_vocabulary_id),
+  ...given("source_frequency", p.source_frequency),
+  ...given("equivalence", p.equivalence),
+  ...given("comment", p.comment),
 });
 
 const NATURAL_KEY_NAMES: Record<ItemKind, string> = {
@@ -110,7 +133,7 @@ function upsertItem<T extends SchemaItem | ConceptItem>(
   const now = nowIso();
   if (!existing) {
     const meta = { id: id ?? randomUUID(), version: 1, created_at: now, updated_at: now, reviewed_at: null };
-    const created = { ...fields, ...meta } as T;
+    const created = { ...ADDED_FIELDS[kind], ...fields, ...meta } as T;
     saveChange(store, stores.audit, req.projectId, null, created, facts(req, kind, "push_create", now));
     return { id: created.id, result: "created" };
   }
@@ -162,8 +185,9 @@ export function pushRuns(stores: Stores, projectId: string, runs: RunPush[]): Pr
   });
 }
 
+/** Whether every field the push gave equals the stored one (a field the item lacks counts as null). */
 function sameFields<F extends object>(existing: F, fields: F): boolean {
-  return (Object.keys(fields) as (keyof F)[]).every((k) => existing[k] === fields[k]);
+  return (Object.keys(fields) as (keyof F)[]).every((k) => (existing[k] ?? null) === (fields[k] ?? null));
 }
 
 function emptySummary(): PushSummary {
@@ -181,5 +205,5 @@ function facts(
   action: "push_create" | "push_update",
   at: string,
 ): ChangeFacts {
-  return { item_kind: kind, action, key_id: req.keyId, at };
+  return { item_kind: kind, action, key_id: req.keyId, reviewer: req.reviewer, at };
 }

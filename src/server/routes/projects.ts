@@ -3,6 +3,7 @@ import { canSee } from "../auth.js";
 import { presentProject } from "../present.js";
 import { type AnyRoute, defineRoute } from "../route.js";
 import { projectCreateBody, projectList, projectOut } from "../schemas.js";
+import { meResponse } from "../schemas-review.js";
 
 export const projectRoutes = (): AnyRoute[] => [
   defineRoute({
@@ -36,5 +37,23 @@ export const projectRoutes = (): AnyRoute[] => [
           .map(presentProject),
       },
     }),
+  }),
+  defineRoute({
+    method: "get",
+    path: "/api/v1/me",
+    summary: "The calling key: its id, reviewer name, and the projects it may use with which scope",
+    tag: "projects",
+    access: "any",
+    response: meResponse,
+    errors: [401],
+    handle: ({ stores, principal }) => {
+      const p = principal!;
+      const admin = p.scope === "admin";
+      const projects = stores.projects
+        .list()
+        .filter((project) => canSee(p, project.id))
+        .map((project) => ({ id: project.id, name: project.name, scope: p.scope }));
+      return { body: { key_id: p.keyId, name: p.name, admin, projects } };
+    },
   }),
 ];

@@ -1,151 +1,159 @@
-// The spec's six review endpoints, plus what reviewers need around them: read one item (for its ETag),
-// list with filters, and an item's history.
+// The spec's six review endpoints, plus what reviewers need around them: comment, revert (undo), bulk
+// decisions, and the read routes (items.ts). One factory for both kinds of item.
 import type { z } from "zod";
-import type { Stores } from "../../store/env.js";
-import type { ItemStore } from "../../store/items.js";
-import type { ConceptItem, ItemKind, SchemaItem } from "../../store/types.js";
-import { getItem, itemHistory, type ListFilter, listItems } from "../handlers/items.js";
-import { type ReviewRequest, reviewConcept, reviewSchema } from "../handlers/review.js";
-import { presentConceptItem, presentEvent, presentSchemaItem } from "../present.js";
+import type { ConceptOverride, ReviewAction, SchemaOverride } from "../../review/rules.js";
+import type { ItemKind, ItemOf } from "../../store/types.js";
+import type { Principal } from "../auth.js";
+import { applyBulk, type BulkDecision, planDecisions, planFilter } from "../handlers/bulk.js";
+import { type Actor, commentOn, decideInTransaction, revertTo } from "../handlers/review.js";
+import { presentConceptItem, presentSchemaItem } from "../present.js";
 import { type AnyRoute, defineRoute } from "../route.js";
+import { conceptItemOut, conceptOverrideBody, schemaItemOut, schemaOverrideBody } from "../schemas.js";
 import {
-  conceptItemOut,
-  conceptListQuery,
-  conceptOverrideBody,
-  historyResponse,
-  itemList,
-  schemaItemOut,
-  schemaListQuery,
-  schemaOverrideBody,
-} from "../schemas.js";
+  bulkResponse,
+  commentBody,
+  conceptBulkBody,
+  MAX_BULK_ITEMS,
+  revertBody,
+  schemaBulkBody,
+} from "../schemas-review.js";
+import { readRoutes } from "./items.js";
 
-const base = (segment: string) => `/v1/projects/:project_id/${segment}`;
+export const itemBase = (kind: ItemKind) =>
+  `/v1/projects/:project_id/${kind === "schema" ? "schema-mapping" : "concept-mapping"}`;
 const REVIEW_ERRORS = [401, 403, 404, 409, 412, 413, 422];
 
 /** What differs between the schema and the concept mapping endpoints; everything else is shared. */
-interface KindSpec<T extends SchemaItem | ConceptItem, BS extends z.ZodType> {
-  kind: ItemKind;
+interface KindSpec<K extends ItemKind> {
+  kind: K;
   tag: string;
   summaries: { approve: string; reject: string; override: string };
-  overrideBody: BS;
+  overrideBody: z.ZodType;
+  bulkBody: z.ZodType;
   out: z.ZodType;
-  listQuery: z.ZodType<ListQuery>;
-  storeFor: (stores: Stores) => ItemStore<T>;
-  present: (item: T) => unknown;
-  review: (stores: Stores, req: ReviewRequest<z.output<BS>>) => Promise<T>;
+  present: (item: ItemOf<K>) => unknown;
 }
 
-/** approve, reject and override of one kind of item, then its read routes. */
-function kindRoutes<T extends SchemaItem | ConceptItem, BS extends z.ZodType>(
-  spec: KindSpec<T, BS>,
-): AnyRoute[] {
-  const item = `${base(segmentOf(spec.kind))}/:mapping_id`;
-  const decide = (action: "approve" | "reject") =>
+export const actorOf = (principal: Principal | null): Actor => ({
+  keyId: principal?.keyId ?? null,
+  reviewer: principal?.name ?? null,
+});
+
+/** approve, reject and override of one kind of item, then comment, revert, bulk and the read routes. */
+function kindRoutes<K extends ItemKind>(spec: KindSpec<K>): AnyRoute[] {
+  const { kind, tag, out, present } = spec;
+  const item = `${itemBase(kind)}/:mapping_id`;
+  const decide = (action: ReviewAction) =>
     defineRoute({
       method: "post",
       path: `${item}/${action}`,
       summary: spec.summaries[action],
-      tag: spec.tag,
+      tag,
       access: "write",
-      response: spec.out,
-      errors: REVIEW_ERRORS.filter((s) => s !== 413 && s !== 422 && (action === "approve" || s !== 409)),
+      ...(action === "override" ? { body: spec.overrideBody } : {}),
+      response: out,
+      errors: REVIEW_ERRORS.filter(
+        (s) => (action === "approve" || s !== 409) && (action === "override" || (s !== 413 && s !== 422)),
+      ),
       ifMatch: true,
-      handle: async ({ params, stores, principal, ifMatch }) => {
-        const after = await spec.review(stores, {
-          projectId: params.project_id!,
-          itemId: params.mapping_id!,
-          action,
-          keyId: principal?.keyId ?? null,
-          ifMatch,
-        });
-        return { body: spec.present(after), version: after.version };
+      handle: async ({ params, stores, principal, ifMatch, body }) => {
+        const after = await stores.write(() =>
+          decideInTransaction(stores, kind, {
+            projectId: params.project_id!,
+            itemId: params.mapping_id!,
+            action,
+            body: body as K extends "schema" ? SchemaOverride : ConceptOverride,
+            ifMatch,
+            ...actorOf(principal),
+          }),
+        );
+        return { body: present(after), version: after.version };
       },
     });
   return [
     decide("approve"),
     decide("reject"),
+    decide("override"),
     defineRoute({
       method: "post",
-      path: `${item}/override`,
-      summary: spec.summaries.override,
-      tag: spec.tag,
+      path: `${item}/comment`,
+      summary: "Set or clear the item's comment (audited; not a review decision)",
+      tag,
       access: "write",
-      body: spec.overrideBody,
-      response: spec.out,
-      errors: REVIEW_ERRORS.filter((s) => s !== 409),
+      body: commentBody,
+      response: out,
+      errors: [401, 403, 404, 412, 413, 422],
       ifMatch: true,
       handle: async ({ params, stores, principal, ifMatch, body }) => {
-        const after = await spec.review(stores, {
+        const after = await commentOn(stores, kind, {
           projectId: params.project_id!,
           itemId: params.mapping_id!,
-          action: "override",
-          body,
-          keyId: principal?.keyId ?? null,
           ifMatch,
+          comment: body.comment,
+          ...actorOf(principal),
         });
-        return { body: spec.present(after), version: after.version };
+        return { body: present(after), version: after.version };
       },
     }),
-    ...readRoutes(spec.kind, spec.tag, spec.out, spec.listQuery, spec.storeFor, spec.present),
+    defineRoute({
+      method: "post",
+      path: `${item}/revert`,
+      summary: "Undo: restore the decision the item had at an earlier version, as a new version",
+      description:
+        "Restores status (schema) or method (concept), the target fields and reviewed_at of `to_version`; audited as `revert` with `reverted_to`. 422 when the item never had that version.",
+      tag,
+      access: "write",
+      body: revertBody,
+      response: out,
+      errors: [401, 403, 404, 412, 413, 422],
+      ifMatch: true,
+      handle: async ({ params, stores, principal, ifMatch, body }) => {
+        const after = await revertTo(stores, kind, {
+          projectId: params.project_id!,
+          itemId: params.mapping_id!,
+          ifMatch,
+          toVersion: body.to_version,
+          ...actorOf(principal),
+        });
+        return { body: present(after), version: after.version };
+      },
+    }),
+    defineRoute({
+      method: "post",
+      path: `${itemBase(kind)}/bulk`,
+      summary: "Apply many decisions, or one decision to every item a filter matches, in one transaction",
+      description: `Body: \`{"decisions": [{"id", "action", ...override fields, "if_match"?}]}\` or \`{"filter": {...list filters}, "action": "approve"|"reject"}\`. At most ${MAX_BULK_ITEMS} decisions, or items matched. Each result carries the status and body the single-item endpoint would answer.`,
+      tag,
+      access: "write",
+      body: spec.bulkBody,
+      response: bulkResponse(out),
+      errors: [401, 403, 404, 413, 422],
+      handle: async ({ params, stores, principal, body }) => {
+        const projectId = params.project_id!;
+        const b = body as {
+          decisions?: BulkDecision[];
+          filter?: Record<string, unknown>;
+          action?: "approve" | "reject";
+        };
+        const plan = b.decisions
+          ? planDecisions(kind, b.decisions)
+          : await planFilter(stores, kind, projectId, filterOf(kind, b.filter!), b.action!);
+        return { body: await applyBulk(stores, kind, projectId, plan, actorOf(principal), present) };
+      },
+    }),
+    ...readRoutes(kind, tag, out, present),
   ];
 }
 
-const segmentOf = (kind: ItemKind) => (kind === "schema" ? "schema-mapping" : "concept-mapping");
-
-type ListQuery = ListFilter & { limit: number; offset: number };
-
-function readRoutes<T extends SchemaItem | ConceptItem>(
-  kind: ItemKind,
-  tag: string,
-  out: z.ZodType,
-  query: z.ZodType<ListQuery>,
-  storeFor: (stores: Stores) => ItemStore<T>,
-  present: (item: T) => unknown,
-): AnyRoute[] {
-  const list = base(segmentOf(kind));
-  return [
-    defineRoute({
-      method: "get",
-      path: list,
-      summary: `List ${kind} mapping items, filtered and paged (id order)`,
-      tag,
-      access: "read",
-      query,
-      response: itemList(out),
-      errors: [401, 403, 404, 422],
-      handle: ({ params, stores, query: q }) => {
-        const page = { limit: q.limit, offset: q.offset };
-        const { items, total } = listItems(storeFor(stores), params.project_id!, q, page);
-        return { body: { items: items.map(present), total, limit: q.limit, offset: q.offset } };
-      },
-    }),
-    defineRoute({
-      method: "get",
-      path: `${list}/:mapping_id`,
-      summary: `Get one ${kind} mapping item (its ETag is the version to send in If-Match)`,
-      tag,
-      access: "read",
-      response: out,
-      errors: [401, 403, 404],
-      handle: ({ params, stores }) => {
-        const item = getItem(storeFor(stores), kind, params.project_id!, params.mapping_id!);
-        return { body: present(item), version: item.version };
-      },
-    }),
-    defineRoute({
-      method: "get",
-      path: `${list}/:mapping_id/history`,
-      summary: `Audit events of one ${kind} mapping item, oldest first`,
-      tag,
-      access: "read",
-      response: historyResponse(out),
-      errors: [401, 403, 404],
-      handle: ({ params, stores }) => {
-        const events = itemHistory(stores, kind, params.project_id!, params.mapping_id!);
-        return { body: { events: events.map((e) => presentEvent(e, present as (x: never) => unknown)) } };
-      },
-    }),
-  ];
+/** The bulk body's filter in the listing's terms. */
+function filterOf(kind: ItemKind, f: Record<string, unknown>) {
+  return {
+    states: (kind === "schema" ? f.status : f.method) as string[] | undefined,
+    needs_review: f.needs_review as boolean | undefined,
+    min_confidence: f.min_confidence as number | undefined,
+    max_confidence: f.max_confidence as number | undefined,
+    q: f.q as string | undefined,
+  };
 }
 
 export const reviewRoutes = (): AnyRoute[] => [
@@ -158,11 +166,9 @@ export const reviewRoutes = (): AnyRoute[] => [
       override: "Override with a manually given target table and column",
     },
     overrideBody: schemaOverrideBody,
+    bulkBody: schemaBulkBody,
     out: schemaItemOut,
-    listQuery: schemaListQuery,
-    storeFor: (s) => s.schemaItems,
     present: presentSchemaItem,
-    review: reviewSchema,
   }),
   ...kindRoutes({
     kind: "concept",
@@ -173,10 +179,8 @@ export const reviewRoutes = (): AnyRoute[] => [
       override: "Override with a manually chosen concept (method override)",
     },
     overrideBody: conceptOverrideBody,
+    bulkBody: conceptBulkBody,
     out: conceptItemOut,
-    listQuery: conceptListQuery,
-    storeFor: (s) => s.conceptItems,
     present: presentConceptItem,
-    review: reviewConcept,
   }),
 ];

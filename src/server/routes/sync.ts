@@ -1,4 +1,5 @@
 // Sync: push (bulk upsert) and pull of schema mappings, concept mappings and cross-mapping runs.
+import type { Principal } from "../auth.js";
 import { conceptFields, type PushRequest, pushItems, pushRuns, schemaFields } from "../handlers/sync.js";
 import { presentConceptItem, presentRun, presentSchemaItem } from "../present.js";
 import { type AnyRoute, defineRoute } from "../route.js";
@@ -15,6 +16,7 @@ import {
   schemaItemOut,
   schemaPushItem,
 } from "../schemas.js";
+import { actorOf } from "./review.js";
 
 const base = "/api/v1/sync/projects/:project_id";
 const tag = "sync";
@@ -25,8 +27,8 @@ const pushRequest = <F>(
   projectId: string,
   items: { id?: string | undefined; fields: F }[],
   force: "true" | "false",
-  keyId: string | null,
-): PushRequest<F> => ({ projectId, items, force: force === "true", keyId });
+  principal: Principal | null,
+): PushRequest<F> => ({ projectId, items, force: force === "true", ...actorOf(principal) });
 
 export const syncRoutes = (): AnyRoute[] => [
   defineRoute({
@@ -41,8 +43,11 @@ export const syncRoutes = (): AnyRoute[] => [
     errors: PUSH_ERRORS,
     handle: async ({ params, stores, principal, query, body }) => {
       const items = body.items.map((i) => ({ id: i.id, fields: schemaFields(i) }));
-      const req = pushRequest(params.project_id!, items, query.force, principal?.keyId ?? null);
-      return { body: await pushItems(stores, stores.schemaItems, "schema", req) };
+      const req = pushRequest(params.project_id!, items, query.force, principal);
+      const summary = await pushItems(stores, stores.schemaItems, "schema", req);
+      // Reviewers usually come after a push: have the project's list ready for them.
+      stores.mirrors.schema.warm(params.project_id!);
+      return { body: summary };
     },
   }),
   defineRoute({
@@ -72,8 +77,11 @@ export const syncRoutes = (): AnyRoute[] => [
     errors: PUSH_ERRORS,
     handle: async ({ params, stores, principal, query, body }) => {
       const items = body.items.map((i) => ({ id: i.id, fields: conceptFields(i) }));
-      const req = pushRequest(params.project_id!, items, query.force, principal?.keyId ?? null);
-      return { body: await pushItems(stores, stores.conceptItems, "concept", req) };
+      const req = pushRequest(params.project_id!, items, query.force, principal);
+      const summary = await pushItems(stores, stores.conceptItems, "concept", req);
+      // Reviewers usually come after a push: have the project's list ready for them.
+      stores.mirrors.concept.warm(params.project_id!);
+      return { body: summary };
     },
   }),
   defineRoute({
