@@ -40,6 +40,7 @@ export function registerVocab(program: Command): void {
       const { info } = report;
       writeJson({
         index: report.outDir,
+        release: info.release ?? null,
         concepts: info.concepts,
         relationships: info.relationships,
         malformed_rows: report.malformedRows,

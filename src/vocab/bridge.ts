@@ -44,6 +44,8 @@ export interface MapConceptOptions {
 }
 
 export interface VocabularyBridge {
+  /** The vocabulary release the index was built from (Athena's version of "None"), when known. */
+  readonly release?: string | null;
   getConcept(conceptId: number): Concept | undefined;
   mapConcept(conceptId: number, options?: MapConceptOptions): Concept[];
   lookupCode(vocabularyId: string, code: string): Concept | undefined;

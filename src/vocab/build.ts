@@ -305,6 +305,7 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
             },
           ]),
       ),
+      release: vocabTable.get("None")?.version || null,
       build_ms: 0,
       slabs: slabCounts,
     };

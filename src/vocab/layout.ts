@@ -79,6 +79,12 @@ export interface IndexInfo {
   /** Relationship ids in the order their numeric index appears in relation values. */
   relationship_ids: string[];
   vocabularies: Record<string, { concepts: number; version: string | null; name: string | null }>;
+  /**
+   * The vocabulary release: VOCABULARY.csv's vocabulary_version of the "None" row, which Athena fills
+   * with the release of the whole download (e.g. "v5.0 30-AUG-24"); null when the files do not say.
+   * Absent in indexes built before it was kept.
+   */
+  release?: string | null;
   build_ms: number;
   slabs: SlabCounts;
 }

@@ -292,8 +292,12 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     }
   }
 
+  get release(): string | null {
+    return this.info.release ?? null;
+  }
+
   stats(): VocabularyStats {
-    return { index_dir: this.dir, ...this.info };
+    return { index_dir: this.dir, ...this.info, release: this.release };
   }
 
   /** Releases the index. Lookups after this answer "not found". */

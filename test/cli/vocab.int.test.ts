@@ -29,6 +29,7 @@ describe("crossmap vocab build", () => {
     const summary = JSON.parse(r.stdout);
     expect(summary).toMatchObject({
       index: out,
+      release: "v5.0 09-APR-22*",
       concepts: 447,
       relationships: 872,
       malformed_rows: 0,
@@ -210,6 +211,8 @@ describe("crossmap vocab crosswalk and stats", () => {
     expect(stats).toMatchObject({
       index_dir: index,
       layout: 3,
+      // VOCABULARY.csv's version of "None": the release the sample was cut from.
+      release: "v5.0 09-APR-22*",
       source_form: "athena-tab",
       concepts: 447,
       relationships: 872,

@@ -68,6 +68,26 @@ describe("vocab build", () => {
       "CONCEPT_RELATIONSHIP.csv": { rows: 7, loaded: 5, malformed: 0, skipped: 2, duplicates: 0 },
     });
     expect(report.info.vocabularies.Local).toEqual({ concepts: 2, version: null, name: null });
+    // No VOCABULARY.csv: no release.
+    expect(report.info.release).toBeNull();
+  });
+
+  it('keeps the release VOCABULARY.csv gives the "None" vocabulary, and each vocabulary\'s version', async () => {
+    const d = workDir();
+    writeAthena(d.src);
+    writeFileSync(
+      join(d.src, "VOCABULARY.csv"),
+      [
+        "vocabulary_id\tvocabulary_name\tvocabulary_reference\tvocabulary_version\tvocabulary_concept_id",
+        "None\tOMOP Standardized Vocabularies\tOMOP generated\tv5.0 30-AUG-24\t44819096",
+        "SNOMED\tSystematic Nomenclature of Medicine - Clinical Terms (IHTSDO)\tx\t2024-03-01 SNOMED CT International Edition\t44819097",
+      ].join("\n"),
+    );
+    const { report, bridge } = await buildAndOpen(d.src, d.out);
+    expect(report.info.release).toBe("v5.0 30-AUG-24");
+    expect(bridge.release).toBe("v5.0 30-AUG-24");
+    expect(bridge.stats().release).toBe("v5.0 30-AUG-24");
+    expect(report.info.vocabularies.SNOMED?.version).toBe("2024-03-01 SNOMED CT International Edition");
   });
 
   it("keeps quoted commas, quotes and newlines of the comma form, and reports later lines correctly", async () => {
