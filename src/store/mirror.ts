@@ -96,7 +96,8 @@ export class ItemMirror<T extends SchemaItem | ConceptItem> {
       for (let s = this.seq + 1; s <= last; s++) {
         if (this.own.delete(s)) continue;
         const event = this.audit.get(s);
-        if (event?.project_id === this.projectId && event.item_kind === this.kind) this.apply(event.after as T);
+        if (event?.project_id === this.projectId && event.item_kind === this.kind)
+          this.apply(event.after as T);
       }
     }
     this.own.clear();
