@@ -6,6 +6,7 @@
 // commander will read it; commander still validates it.
 import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { DEFAULT_MAX_RECORD_BYTES, parseByteSize, workerHeapMb } from "../pipeline/limits.js";
 import { prestartWorkers } from "../pipeline/pool.js";
 
 /** Inputs below this many bytes map too quickly for an early worker start to pay. */
@@ -20,6 +21,7 @@ export function mapWorkerThreads(args: readonly string[]): number {
     const a = args[i]!;
     const value = a === "--workers" ? args[i + 1] : a.startsWith("--workers=") ? a.slice(10) : undefined;
     if (value !== undefined) workers = Number(value);
+    else if (a === "--max-record-bytes") i++;
     else if (!a.startsWith("-")) bytes += fileSize(a);
   }
   if (bytes < PRESTART_MIN_BYTES) return 0;
@@ -35,6 +37,14 @@ function fileSize(path: string): number {
   }
 }
 
+/** The worker heap the run will ask for: --max-record-bytes read as commander will (it validates it). */
+function heapFor(args: readonly string[]): number {
+  const i = args.findIndex((a) => a === "--max-record-bytes" || a.startsWith("--max-record-bytes="));
+  const a = args[i];
+  const value = a === undefined ? undefined : a.includes("=") ? a.slice(a.indexOf("=") + 1) : args[i + 1];
+  return workerHeapMb((value !== undefined ? parseByteSize(value) : undefined) ?? DEFAULT_MAX_RECORD_BYTES);
+}
+
 export function prestartMapWorkers(args: readonly string[]): void {
-  prestartWorkers(mapWorkerThreads(args));
+  prestartWorkers(mapWorkerThreads(args), undefined, heapFor(args));
 }

@@ -7,6 +7,12 @@ import { AppError, formatProblem, type Problem } from "../errors.js";
 import { defaultsToEr7, hl7v2MapCommand } from "../pipeline/hl7v2/command.js";
 import { resolveInputs } from "../pipeline/inputs.js";
 import { formatIssueLine } from "../pipeline/issues.js";
+import {
+  DEFAULT_MAX_RECORD_BYTES,
+  MAX_MAX_RECORD_BYTES,
+  MIN_MAX_RECORD_BYTES,
+  parseByteSize,
+} from "../pipeline/limits.js";
 import { loadPlan, resolvePlanSpec } from "../pipeline/load-plan.js";
 import { type OutputTarget, runMap } from "../pipeline/run.js";
 import { formatSummaryLine } from "../pipeline/summary.js";
@@ -30,6 +36,7 @@ interface MapFlags {
   errors?: string;
   summary?: string;
   quiet?: boolean;
+  maxRecordBytes: number;
 }
 
 export function registerMap(program: Command): void {
@@ -53,6 +60,7 @@ export function registerMap(program: Command): void {
         "ndjson",
         "csv",
         "fhir-bundle",
+        "json-array",
         "hl7v2",
       ]),
     )
@@ -73,6 +81,12 @@ export function registerMap(program: Command): void {
       new Option("--on-error <mode>", "skip bad records and go on, or stop at the first")
         .choices(["skip", "fail"])
         .default("skip"),
+    )
+    .option(
+      "--max-record-bytes <size>",
+      `largest record read (a line, row, Bundle entry or array element), e.g. 64M; larger ones are issues (default ${DEFAULT_MAX_RECORD_BYTES / 2 ** 20}M)`,
+      parseMaxRecordBytes,
+      DEFAULT_MAX_RECORD_BYTES,
     )
     .option("--errors <file>", "write every issue as NDJSON to this file")
     .option("--summary <file>", "write the run summary as JSON to this file")
@@ -120,6 +134,7 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
     planSpec: spec,
     inputs,
     workers: flags.workers,
+    maxRecordBytes: flags.maxRecordBytes,
     onError: flags.onError,
     output,
     ...(flags.errors ? { errorsFile: flags.errors } : {}),
@@ -148,6 +163,16 @@ function parseWorkers(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > 256)
     throw usage(`--workers must be a whole number from 1 to 256, got "${value}"`);
+  return n;
+}
+
+function parseMaxRecordBytes(value: string): number {
+  const n = parseByteSize(value);
+  if (n === undefined || n < MIN_MAX_RECORD_BYTES || n > MAX_MAX_RECORD_BYTES) {
+    throw usage(
+      `--max-record-bytes must be a size from 1K to ${MAX_MAX_RECORD_BYTES / 2 ** 20}M (e.g. 64M), got "${value}"`,
+    );
+  }
   return n;
 }
 

@@ -1,14 +1,19 @@
-// Reads OMOP-style table exports (header row, comma or tab, empty cell = absent) with papaparse, in
-// batches of records, keeping each row's line number.
-import type { Readable } from "node:stream";
-import Papa from "papaparse";
+// Reads OMOP-style table exports (header row, comma or tab, empty cell = absent) in batches of records,
+// keeping each row's line number. Rows it cannot read whole (a quote left open, a row with more or fewer
+// cells than the header, invalid UTF-8, a row over the per-record limit) are issues; the rows around
+// them are read as usual.
 import type { SourceRecord } from "../crossmap/types.js";
+import { CsvRows } from "./csv-rows.js";
 import type { ParsedRecord, RecordsBatch } from "./types.js";
+import { type DecodedChunk, Utf8Stream, utf8Message } from "./utf8.js";
 
 export interface CsvBatchOptions {
   file: string;
   entity: string | undefined;
   batchRecords: number;
+  /** Rows longer than this (in characters) are issues, not records. */
+  maxRecordChars: number;
+  limitLabel: string;
 }
 
 const INTEGER = /^-?(?:0|[1-9]\d*)$/;
@@ -31,49 +36,99 @@ export function cellValue(cell: string): unknown {
   return cell;
 }
 
-export async function* csvBatches(input: Readable, options: CsvBatchOptions): AsyncGenerator<RecordsBatch> {
+export async function* csvBatches(
+  input: AsyncIterable<Uint8Array>,
+  options: CsvBatchOptions,
+): AsyncGenerator<RecordsBatch> {
   const { file, entity, batchRecords } = options;
-  const rows = input.pipe(
-    Papa.parse(Papa.NODE_STREAM_INPUT, {
-      header: true,
-      // Blank lines come through as empty rows, so that line numbers stay true; they are dropped below.
-      skipEmptyLines: false,
-      delimitersToGuess: [",", "\t"],
-    }),
-  );
+  const rows = new CsvRows({ maxRecordChars: options.maxRecordChars, limitLabel: options.limitLabel });
+  const utf8 = new Utf8Stream();
+  /** Text offsets (in the whole input) of bytes that were not UTF-8, not yet matched to a row. */
+  let faults: { at: number; message: string }[] = [];
+  let offset = 0;
+  let first = true;
+  let header: string[] | undefined;
   let records: ParsedRecord[] = [];
-  // Line 1 is the header; quoted cells that span lines move the next row down.
-  let nextLine = 2;
-  for await (const row of rows as AsyncIterable<Record<string, string | string[] | undefined>>) {
-    const line = nextLine;
-    nextLine++;
-    const record: SourceRecord = {};
-    let problem: string | undefined;
-    for (const key in row) {
-      const cell = row[key];
-      if (key === "__parsed_extra") {
-        problem = `the row has ${(cell as string[]).length} more cell(s) than the header`;
-      } else if (typeof cell === "string" && cell !== "") {
-        record[key] = cellValue(cell);
-        if (cell.includes("\n")) nextLine += cell.split("\n").length - 1;
+  const ready: ParsedRecord[][] = [];
+
+  const take = (decoded: DecodedChunk): string => {
+    let text = decoded.text;
+    let shift = 0;
+    if (first && text.length > 0) {
+      first = false;
+      if (text.charCodeAt(0) === 0xfeff) {
+        text = text.slice(1);
+        shift = 1;
       }
     }
-    if (problem === undefined && isEmptyRow(row)) continue;
-    const parsed: ParsedRecord = { record, line };
-    if (problem !== undefined) parsed.problem = problem;
+    for (const f of decoded.faults) faults.push({ at: offset + f.at - shift, message: f.fault.bytes });
+    offset += text.length;
+    return text;
+  };
+
+  const add = (row: ReturnType<CsvRows["push"]>[number]): void => {
+    if (header === undefined && row.problem === undefined) {
+      header = row.cells;
+      return;
+    }
+    const parsed: ParsedRecord = { record: {}, line: row.line };
+    const fault = faultIn(row.start, row.end);
+    if (row.problem) {
+      parsed.problem = row.problem.message;
+      parsed.problemCode = row.problem.code;
+    } else if (fault !== undefined) {
+      parsed.problem = utf8Message(fault, "in the row");
+      parsed.problemCode = "invalid_utf8";
+    } else {
+      const names = header ?? [];
+      const cells = row.cells;
+      if (cells.length === 1 && cells[0]!.trim() === "" && names.length > 1) return;
+      const record: SourceRecord = {};
+      let blank = true;
+      const n = Math.min(cells.length, names.length);
+      for (let i = 0; i < n; i++) {
+        const cell = cells[i]!;
+        if (cell === "") continue;
+        if (blank && cell.trim() !== "") blank = false;
+        record[names[i]!] = cellValue(cell);
+      }
+      if (cells.length > names.length) {
+        parsed.problem = `the row has ${cells.length - names.length} more cell(s) than the header`;
+      } else if (cells.length < names.length) {
+        if (blank) return;
+        parsed.problem = `the row has ${cells.length} cell(s), the header ${names.length}`;
+      } else if (blank) {
+        return;
+      }
+      parsed.record = record;
+    }
     records.push(parsed);
     if (records.length >= batchRecords) {
-      yield { kind: "records", file, entity, records };
+      ready.push(records);
       records = [];
     }
-  }
-  if (records.length > 0) yield { kind: "records", file, entity, records };
-}
+  };
 
-function isEmptyRow(row: Record<string, unknown>): boolean {
-  for (const key in row) {
-    const cell = row[key];
-    if (typeof cell === "string" && cell.trim() !== "") return false;
+  /** The bytes of the first fault inside [start, end), dropping faults before `end`. */
+  const faultIn = (start: number, end: number): string | undefined => {
+    if (faults.length === 0) return undefined;
+    let found: string | undefined;
+    let keep = 0;
+    for (const f of faults) {
+      if (f.at < end) {
+        if (f.at >= start && found === undefined) found = f.message;
+      } else faults[keep++] = f;
+    }
+    faults = faults.slice(0, keep);
+    return found;
+  };
+
+  for await (const chunk of input) {
+    for (const row of rows.push(take(utf8.decode(chunk)))) add(row);
+    for (const batch of ready.splice(0)) yield { kind: "records", file, entity, records: batch };
   }
-  return true;
+  const rest = take(utf8.decode(new Uint8Array(0), true));
+  for (const row of [...rows.push(rest), ...rows.end()]) add(row);
+  for (const batch of ready.splice(0)) yield { kind: "records", file, entity, records: batch };
+  if (records.length > 0) yield { kind: "records", file, entity, records };
 }

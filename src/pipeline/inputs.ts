@@ -5,10 +5,11 @@ import { readdir, stat } from "node:fs/promises";
 import { extname, join } from "node:path";
 import type { Readable } from "node:stream";
 import { AppError } from "../errors.js";
-import { bundleFileBatches } from "./bundle-file.js";
 import { csvBatches } from "./csv.js";
+import { jsonDocumentBatches } from "./json-stream.js";
 import { lineBatches } from "./lines.js";
 import type { MappingPlan } from "./plan.js";
+import { sniffJson } from "./sniff.js";
 import type { Batch, InputFormat } from "./types.js";
 
 export interface InputPlan {
@@ -128,38 +129,120 @@ export interface ReadOptions {
   stdin: Readable;
   batchBytes: number;
   batchRecords: number;
+  /** A record (line, row, Bundle entry or array element) longer than this is an issue, not a record. */
+  maxRecordBytes: number;
   onBytes: (n: number) => void;
 }
 
 const READ_BYTES = 1 << 20;
 
-type Reader = (input: InputPlan, open: () => Readable, options: ReadOptions) => AsyncIterable<Batch>;
+type Reader = (
+  input: InputPlan,
+  bytes: AsyncIterable<Uint8Array>,
+  options: ReadOptions,
+) => AsyncIterable<Batch>;
 
-/**
- * One reader per input format. The HL7 v2 ER7 reader (`--format hl7v2`, a separate issue) plugs in here:
- * add "hl7v2" to InputFormat and the --format choices, and a reader that yields batches of messages.
- */
+/** How the per-record limit is named in issues: `64 MiB (--max-record-bytes)`. */
+export function limitLabel(bytes: number): string {
+  const mib = bytes / 2 ** 20;
+  const size = Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`;
+  return `${size} (--max-record-bytes)`;
+}
+
+/** An input that is one JSON document over many lines, read as NDJSON, is one issue, not one per line. */
+async function* ndjson(
+  input: InputPlan,
+  bytes: AsyncIterable<Uint8Array>,
+  o: ReadOptions,
+): AsyncGenerator<Batch> {
+  const sniffed = await sniffJson(bytes);
+  if (sniffed.shape === "document") {
+    const hint =
+      sniffed.opens === "["
+        ? "it looks like a JSON array: give --format json-array to map its elements"
+        : sniffed.bundle
+          ? "it looks like a FHIR Bundle: give --format fhir-bundle to map its entries"
+          : "give --format fhir-bundle for a FHIR Bundle, or --format json-array for an array of records";
+    yield {
+      kind: "records",
+      file: input.file,
+      entity: input.entity,
+      records: [
+        {
+          record: {},
+          line: 1,
+          problem: `the input is one JSON document over several lines, not NDJSON (one record per line); ${hint}; nothing of it is read`,
+          problemCode: "not_ndjson",
+        },
+      ],
+    };
+    return;
+  }
+  yield* lineBatches(sniffed.input, lineOptions(input, o, false));
+}
+
+function lineOptions(input: InputPlan, o: ReadOptions, bundles: boolean) {
+  const { file, entity } = input;
+  return {
+    file,
+    entity,
+    bundles,
+    batchBytes: o.batchBytes,
+    maxRecordBytes: o.maxRecordBytes,
+    limitLabel: limitLabel(o.maxRecordBytes),
+  };
+}
+
+function documentOptions(input: InputPlan, o: ReadOptions, mode: "bundle" | "array") {
+  const { file, entity } = input;
+  return {
+    file,
+    entity,
+    mode,
+    batchRecords: o.batchRecords,
+    maxRecordChars: o.maxRecordBytes,
+    limitLabel: limitLabel(o.maxRecordBytes),
+  };
+}
+
+/** FHIR Bundles: one per line (read in parallel like NDJSON), or one document of any size (streamed). */
+async function* fhirBundles(
+  input: InputPlan,
+  bytes: AsyncIterable<Uint8Array>,
+  o: ReadOptions,
+): AsyncGenerator<Batch> {
+  const sniffed = await sniffJson(bytes);
+  if (sniffed.shape === "lines") yield* lineBatches(sniffed.input, lineOptions(input, o, true));
+  else yield* jsonDocumentBatches(sniffed.input, documentOptions(input, o, "bundle"));
+}
+
 const READERS: Record<InputFormat, Reader> = {
-  ndjson: ({ file, entity }, open, o) =>
-    lineBatches(open(), { file, entity, bundles: false, batchBytes: o.batchBytes, onBytes: o.onBytes }),
-  csv: ({ file, entity }, open, o) => {
-    const stream = open();
-    stream.on("data", (chunk: Buffer) => o.onBytes(chunk.length));
-    return csvBatches(stream, { file, entity, batchRecords: o.batchRecords });
-  },
-  "fhir-bundle": ({ file, entity }, open, o) =>
-    // One Bundle per file, unless the file (or stdin) is NDJSON: then one Bundle per line.
-    file !== "-" && !/\.(ndjson|jsonl)$/i.test(file)
-      ? bundleFileBatches(file, entity, o.batchRecords, o.onBytes)
-      : lineBatches(open(), { file, entity, bundles: true, batchBytes: o.batchBytes, onBytes: o.onBytes }),
+  ndjson,
+  csv: (input, bytes, o) =>
+    csvBatches(bytes, {
+      file: input.file,
+      entity: input.entity,
+      batchRecords: o.batchRecords,
+      maxRecordChars: o.maxRecordBytes,
+      limitLabel: limitLabel(o.maxRecordBytes),
+    }),
+  "fhir-bundle": fhirBundles,
+  "json-array": (input, bytes, o) => jsonDocumentBatches(bytes, documentOptions(input, o, "array")),
 };
 
 /** The batches of one input, read lazily: nothing is read until the caller asks for the next batch. */
 export function readInput(input: InputPlan, options: ReadOptions): AsyncIterable<Batch> {
-  const open = (): Readable =>
+  const stream =
     input.file === "-"
       ? options.stdin
-      : // Large reads: fewer syscalls; the line batcher cuts each read into batches.
+      : // Large reads: fewer syscalls; the readers cut each read into batches.
         createReadStream(input.file, { highWaterMark: READ_BYTES });
-  return READERS[input.format](input, open, options);
+  return READERS[input.format](input, counted(stream, options.onBytes), options);
+}
+
+async function* counted(stream: Readable, onBytes: (n: number) => void): AsyncGenerator<Uint8Array> {
+  for await (const chunk of stream as AsyncIterable<Uint8Array>) {
+    onBytes(chunk.length);
+    yield chunk;
+  }
 }

@@ -3,6 +3,7 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import { AppError } from "../errors.js";
 import { debugPipeline, type ThreadStats } from "./debug.js";
+import { DEFAULT_MAX_RECORD_BYTES, workerHeapMb } from "./limits.js";
 import { type BatchMapper, encodeOutput } from "./stage.js";
 import type { Batch, BatchResult } from "./types.js";
 import type { FromWorker, ToWorker, WorkerData, WorkerInit } from "./worker.js";
@@ -53,26 +54,28 @@ interface Slot {
 // Each worker is a whole V8 heap, sized by default for the machine's memory. V8 paces its collections
 // by the ceiling, so a modest one (still far above what a batch needs) halves each worker's heap
 // (~48 -> ~28 MB measured), and a small young generation trims it further at no measurable CPU cost.
-const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 512 };
+// The ceiling grows with the per-record limit (limits.ts), so that no record let through can kill one.
+const YOUNG_MB = 8;
 
 interface Started {
   worker: Worker;
   url: string;
+  heapMb: number;
   /** Where the worker's results arrive (see `drain`). */
   results: MessagePort;
 }
 
 /** A worker that loads its modules and then waits for its WorkerInit, the first message it gets. */
-function startWorker(url: URL): Started {
+function startWorker(url: URL, heapMb: number): Started {
   // Results come back on a port of their own, so that `drain` can take them synchronously.
   const { port1: results, port2: resultsForWorker } = new MessageChannel();
   const workerData: WorkerData = { results: resultsForWorker };
   const worker = new Worker(url, {
     workerData,
     transferList: [resultsForWorker],
-    resourceLimits: WORKER_LIMITS,
+    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_MB, maxOldGenerationSizeMb: heapMb },
   });
-  return { worker, url: url.href, results };
+  return { worker, url: url.href, heapMb, results };
 }
 
 const prestarted: Started[] = [];
@@ -83,10 +86,14 @@ const prestarted: Started[] = [];
  * worker joined the run at ~0.35 s of a 1.5 s run; prestarted, at ~0.26 s). Unused ones do not keep the
  * process alive.
  */
-export function prestartWorkers(count: number, workerUrl?: URL): void {
+export function prestartWorkers(
+  count: number,
+  workerUrl?: URL,
+  heapMb = workerHeapMb(DEFAULT_MAX_RECORD_BYTES),
+): void {
   const url = workerUrl ?? new URL("./worker.js", import.meta.url);
   for (let i = 0; i < count; i++) {
-    const started = startWorker(url);
+    const started = startWorker(url, heapMb);
     // Until a pool takes it: a worker that fails to start is noticed there (it never gets ready, and
     // the main thread maps every batch), not as an unhandled 'error' event.
     started.worker.on("error", () => {});
@@ -99,8 +106,8 @@ export function prestartWorkers(count: number, workerUrl?: URL): void {
 /** How many prestarted workers wait for a pool. */
 export const prestartedCount = (): number => prestarted.length;
 
-function takePrestarted(url: URL): Started | undefined {
-  const i = prestarted.findIndex((p) => p.url === url.href);
+function takePrestarted(url: URL, heapMb: number): Started | undefined {
+  const i = prestarted.findIndex((p) => p.url === url.href && p.heapMb === heapMb);
   return i < 0 ? undefined : prestarted.splice(i, 1)[0];
 }
 
@@ -109,8 +116,15 @@ function takePrestarted(url: URL): Started | undefined {
  * only once it is ready: until then (~0.1-0.15 s, loading modules and compiling its plan) the main thread
  * maps every batch.
  */
-export function startWorkerPool(options: { count: number; init: WorkerInit; workerUrl?: URL }): WorkerPool {
+export function startWorkerPool(options: {
+  count: number;
+  init: WorkerInit;
+  workerUrl?: URL | undefined;
+  /** Old-generation ceiling of each worker, MB (limits.ts). */
+  heapMb?: number | undefined;
+}): WorkerPool {
   const url = options.workerUrl ?? new URL("./worker.js", import.meta.url);
+  const heapMb = options.heapMb ?? workerHeapMb(DEFAULT_MAX_RECORD_BYTES);
   const slots: Slot[] = [];
   let nextId = 0;
   let failure: Error | undefined;
@@ -153,7 +167,7 @@ export function startWorkerPool(options: { count: number; init: WorkerInit; work
   };
 
   for (let i = 0; i < options.count; i++) {
-    const { worker, results } = takePrestarted(url) ?? startWorker(url);
+    const { worker, results } = takePrestarted(url, heapMb) ?? startWorker(url, heapMb);
     worker.postMessage(options.init satisfies WorkerInit);
     worker.ref();
     const slot: Slot = { worker, results, pending: new Map(), ready: false };
@@ -233,12 +247,14 @@ export function startMixed(options: {
   workers: number;
   mapBatch: BatchMapper;
   init: WorkerInit;
-  workerUrl?: URL;
+  workerUrl?: URL | undefined;
+  heapMb?: number | undefined;
 }): BatchProcessor {
   const pool = startWorkerPool({
     count: options.workers - 1,
     init: options.init,
     workerUrl: options.workerUrl,
+    heapMb: options.heapMb,
   });
   const { mapBatch } = options;
   let mainBatches = 0;

@@ -7,6 +7,7 @@ import type { Readable, Writable } from "node:stream";
 import { debugPipeline, formatStats, otherThreadsCpuMs, threadStats } from "./debug.js";
 import { type InputPlan, readInput } from "./inputs.js";
 import { formatIssueLine, issueJsonLine } from "./issues.js";
+import { DEFAULT_MAX_RECORD_BYTES, workerHeapMb } from "./limits.js";
 import type { PlanSpec } from "./load-plan.js";
 import type { MappingPlan } from "./plan.js";
 import { type BatchProcessor, inProcess, startMixed } from "./pool.js";
@@ -46,6 +47,8 @@ export interface MapRunOptions {
   maxIssueLines?: number;
   batchBytes?: number;
   batchRecords?: number;
+  /** A record longer than this is an issue, not a record (default limits.ts). */
+  maxRecordBytes?: number;
   workerUrl?: URL;
 }
 
@@ -57,6 +60,7 @@ export interface MapRunOutcome {
 
 export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
   const perEntity = options.output.kind === "dir";
+  const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   const stage = { onError: options.onError, perEntity };
   // Side files and the sink first: a bad path must fail before any worker thread exists to keep us alive.
   const errors: WriteStream | undefined = options.errorsFile
@@ -70,7 +74,13 @@ export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
     processor =
       options.workers === 1
         ? inProcess(mapBatch)
-        : startMixed({ workers: options.workers, mapBatch, init, workerUrl: options.workerUrl });
+        : startMixed({
+            workers: options.workers,
+            mapBatch,
+            init,
+            workerUrl: options.workerUrl,
+            heapMb: workerHeapMb(maxRecordBytes),
+          });
   } catch (err) {
     await sink.abort().catch(() => {});
     errors?.destroy();
@@ -106,6 +116,7 @@ export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
           stdin: options.stdin,
           batchBytes: options.batchBytes ?? DEFAULT_BATCH_BYTES,
           batchRecords: options.batchRecords ?? 2000,
+          maxRecordBytes,
           onBytes: (n) => progress.bytes(n),
         });
         for await (const batch of batches) {

@@ -12,6 +12,7 @@ import type {
   RecordsBatch,
   RunIssue,
 } from "./types.js";
+import { invalidUtf8Lines } from "./utf8.js";
 
 export interface StageOptions {
   onError: OnError;
@@ -92,7 +93,9 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
           entity,
           code: "unknown_entity",
           severity: "error",
-          message: `the crossmap has no mapping for source entity "${entity}"`,
+          message: `the crossmap has no mapping for source entity "${entity}"${
+            entity === "Bundle" ? "; to map the entries of FHIR Bundles, give --format fhir-bundle" : ""
+          }`,
         });
       }
       result.recordsIn++;
@@ -147,10 +150,13 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
     return result;
 
     function mapLines(b: LinesBatch): void {
-      let text =
-        typeof b.text === "string"
-          ? b.text
-          : Buffer.from(b.text.buffer, b.text.byteOffset, b.text.byteLength).toString("utf8");
+      let text: string;
+      let invalid: Map<number, string> | undefined;
+      if (typeof b.text === "string") text = b.text;
+      else {
+        invalid = invalidUtf8Lines(b.text, b.firstLine);
+        text = Buffer.from(b.text.buffer, b.text.byteOffset, b.text.byteLength).toString("utf8");
+      }
       if (b.firstLine === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       let start = 0;
       let line = b.firstLine;
@@ -161,7 +167,12 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
         const lineText = text.slice(start, lineEnd);
         start = end + 1;
         const place: Place = { file: b.file, line };
+        const fault = invalid?.get(line);
         line++;
+        if (fault !== undefined) {
+          if (!reject({ ...place, code: "invalid_utf8", severity: "error", message: fault })) return;
+          continue;
+        }
         if (isBlank(lineText)) continue;
         let value: unknown;
         try {
@@ -186,7 +197,11 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
                 ...place,
                 code: "invalid_record",
                 severity: "error",
-                message: `expected a JSON object, got ${describeJsonType(value)}`,
+                message: `expected a JSON object, got ${describeJsonType(value)}${
+                  Array.isArray(value)
+                    ? "; to map the elements of a JSON array, give --format json-array"
+                    : ""
+                }`,
               });
         if (!ok) return;
       }
@@ -206,7 +221,7 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
         const code = parsed.problemCode ?? "invalid_record";
         return reject({ ...place, code, severity: "error", message: parsed.problem });
       }
-      return mapRecord(parsed.record, place, b.entity, parsed.entry !== undefined);
+      return mapRecord(parsed.record, place, b.entity, parsed.entry !== undefined && b.array !== true);
     }
   };
 }

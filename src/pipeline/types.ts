@@ -1,8 +1,8 @@
 // The shapes that move between the pipeline's stages: input batches, batch results and run issues.
 import type { IssueCode, SourceRecord } from "../crossmap/types.js";
 
-/** Input formats a reader exists for. `hl7v2` is reserved for the ER7 reader (a separate issue). */
-export type InputFormat = "ndjson" | "csv" | "fhir-bundle";
+/** Input formats a reader exists for (HL7 v2 ER7 has its own command path, see pipeline/hl7v2). */
+export type InputFormat = "ndjson" | "csv" | "fhir-bundle" | "json-array";
 
 export type OnError = "skip" | "fail";
 
@@ -24,12 +24,14 @@ export interface LinesBatch {
   text: Uint8Array | string;
 }
 
-/** Records a reader already parsed (CSV rows, entries of a Bundle file). */
+/** Records a reader already parsed (CSV rows, entries of a Bundle document, elements of a JSON array). */
 export interface RecordsBatch {
   kind: "records";
   file: string;
   entity: string | undefined;
   records: ParsedRecord[];
+  /** The records are elements of a JSON array, not Bundle entries, though they carry an `entry` index. */
+  array?: boolean;
 }
 
 export type Batch = LinesBatch | RecordsBatch;
@@ -39,7 +41,7 @@ export interface ParsedRecord {
   record: SourceRecord;
   /** 1-based line (row for CSV), when the input has lines. */
   line?: number;
-  /** Index in the Bundle's `entry` array, for FHIR Bundles. */
+  /** Index in the Bundle's `entry` array, for FHIR Bundles; in the top-level array, for json-array. */
   entry?: number;
   /** Why the reader could not make a whole record of it (e.g. a CSV row with more cells than the header). */
   problem?: string;

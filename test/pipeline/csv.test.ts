@@ -3,12 +3,21 @@ import { describe, expect, it } from "vitest";
 import { cellValue, csvBatches } from "../../src/pipeline/csv.js";
 import type { ParsedRecord } from "../../src/pipeline/types.js";
 
-async function rows(text: string, batchRecords = 100): Promise<ParsedRecord[][]> {
+async function rows(
+  text: string | Buffer | (string | Buffer)[],
+  batchRecords = 100,
+  maxRecordChars = 1 << 20,
+): Promise<ParsedRecord[][]> {
   const out: ParsedRecord[][] = [];
-  for await (const b of csvBatches(Readable.from([text]), {
+  const chunks = (Array.isArray(text) ? text : [text]).map((c) =>
+    typeof c === "string" ? Buffer.from(c) : c,
+  );
+  for await (const b of csvBatches(Readable.from(chunks), {
     file: "t.csv",
     entity: "person",
     batchRecords,
+    maxRecordChars,
+    limitLabel: "L",
   })) {
     out.push(b.records);
   }
@@ -48,6 +57,96 @@ describe("csvBatches", () => {
         { record: { a: 3, b: 4 }, line: 4, problem: "the row has 1 more cell(s) than the header" },
       ],
       [{ record: { a: 6, b: 7 }, line: 5 }],
+    ]);
+  });
+
+  it("reports a quote left open at the line it opened on, and reads the rows after it again", async () => {
+    const text =
+      'person_id,gender_concept_id,person_source_value\n1,8507,"abc\n2,8532,def\n3,8507,ghi\n4,8532,jkl\n';
+    expect(await rows(text)).toEqual([
+      [
+        {
+          record: {},
+          line: 2,
+          problem:
+            "the quote that opens a cell on line 2 is not closed where its row should end; that row is not read, and the lines after line 2 are read again",
+          problemCode: "unterminated_quote",
+        },
+        { record: { person_id: 2, gender_concept_id: 8532, person_source_value: "def" }, line: 3 },
+        { record: { person_id: 3, gender_concept_id: 8507, person_source_value: "ghi" }, line: 4 },
+        { record: { person_id: 4, gender_concept_id: 8532, person_source_value: "jkl" }, line: 5 },
+      ],
+    ]);
+  });
+
+  it("takes a quote that closes lines later, leaving its row with the wrong cells, as left open", async () => {
+    // Row 2's quote would run to row 4's `"z"`, taking in a stray quote on the way.
+    const text = 'a,b,c\n1,"x,2\n2,y,3\n3,"z",4\n';
+    expect(await rows(text)).toEqual([
+      [
+        expect.objectContaining({ line: 2, problemCode: "unterminated_quote" }),
+        { record: { a: 2, b: "y", c: 3 }, line: 3 },
+        { record: { a: 3, b: "z", c: 4 }, line: 4 },
+      ],
+    ]);
+  });
+
+  it("keeps quoted cells with line breaks, doubled quotes and delimiters, across reads and CRLF", async () => {
+    const text = ['a,b,c\r\n1,"say ""hi"",\r\nthen', ' go",x\r\n2,', '"",y\r\n'];
+    expect(await rows(text)).toEqual([
+      [
+        { record: { a: 1, b: 'say "hi",\r\nthen go', c: "x" }, line: 2 },
+        { record: { a: 2, c: "y" }, line: 4 },
+      ],
+    ]);
+  });
+
+  it("reports a row with fewer cells than the header, and skips blank rows", async () => {
+    expect(await rows("a,b,c\n1,2\n\n,,\n4,5,6\n")).toEqual([
+      [
+        { record: { a: 1, b: 2 }, line: 2, problem: "the row has 2 cell(s), the header 3" },
+        { record: { a: 4, b: 5, c: 6 }, line: 5 },
+      ],
+    ]);
+  });
+
+  it("reports a row that is not UTF-8, and reads the rows around it", async () => {
+    const bad = Buffer.concat([Buffer.from("a,b\n1,x\n2,caf"), Buffer.from([0xe9]), Buffer.from("\n3,z\n")]);
+    expect(await rows(bad)).toEqual([
+      [
+        { record: { a: 1, b: "x" }, line: 2 },
+        {
+          record: {},
+          line: 3,
+          problem: "invalid UTF-8 (0xe9) in the row; the record is not read (the input must be UTF-8)",
+          problemCode: "invalid_utf8",
+        },
+        { record: { a: 3, b: "z" }, line: 4 },
+      ],
+    ]);
+  });
+
+  it("reports a row over the per-record limit and goes on", async () => {
+    const long = "x".repeat(50);
+    expect(
+      await rows(["a,b\n1,", long.slice(0, 30), `${long.slice(30)}\n2,y\n3,"${long}"\n4,z\n`], 100, 20),
+    ).toEqual([
+      [
+        {
+          record: {},
+          line: 2,
+          problem: "the row is 52 characters long, over the limit of L per record; it is not read",
+          problemCode: "record_too_large",
+        },
+        { record: { a: 2, b: "y" }, line: 3 },
+        {
+          record: {},
+          line: 4,
+          problem: "the row is 54 characters long, over the limit of L per record; it is not read",
+          problemCode: "record_too_large",
+        },
+        { record: { a: 4, b: "z" }, line: 5 },
+      ],
     ]);
   });
 });

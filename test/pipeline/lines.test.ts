@@ -1,16 +1,35 @@
 import { describe, expect, it } from "vitest";
 import { lineBatches } from "../../src/pipeline/lines.js";
-import type { LinesBatch } from "../../src/pipeline/types.js";
+import type { Batch, LinesBatch } from "../../src/pipeline/types.js";
 
-async function collect(chunks: string[], batchBytes: number): Promise<LinesBatch[]> {
+async function all(chunks: string[], batchBytes: number, maxRecordBytes = 1 << 20): Promise<Batch[]> {
   const input = (async function* () {
     for (const c of chunks) yield Buffer.from(c);
   })();
-  const out: LinesBatch[] = [];
-  for await (const b of lineBatches(input, { file: "f", entity: undefined, bundles: false, batchBytes }))
-    out.push(b);
+  const out: Batch[] = [];
+  const options = {
+    file: "f",
+    entity: undefined,
+    bundles: false,
+    batchBytes,
+    maxRecordBytes,
+    limitLabel: "L",
+  };
+  for await (const b of lineBatches(input, options)) out.push(b);
   return out;
 }
+
+async function collect(chunks: string[], batchBytes: number): Promise<LinesBatch[]> {
+  return (await all(chunks, batchBytes)) as LinesBatch[];
+}
+
+/** Each batch as [first line, text] or [line, problem code, problem] for a record a reader rejected. */
+const shown = (batches: Batch[]) =>
+  batches.map((b) =>
+    b.kind === "lines"
+      ? [b.firstLine, Buffer.from(b.text).toString()]
+      : b.records.map((r) => [r.line, r.problemCode, r.problem]),
+  );
 
 describe("lineBatches", () => {
   it("cuts at the first newline once a batch has its bytes, and numbers each batch's first line", async () => {
@@ -46,5 +65,57 @@ describe("lineBatches", () => {
       [1, "1\n2\n3\n"],
       [4, "4\n"],
     ]);
+  });
+
+  it("drops a line over the per-record limit as it streams by, reports it, and goes on with the next", async () => {
+    const long = "x".repeat(40);
+    // Split across reads, within one read, and last without a newline.
+    const batches = await all(
+      ["a\n", long.slice(0, 15), long.slice(15), "\nb\nc\n", `${long}\nd\n`, long],
+      4,
+      16,
+    );
+    expect(shown(batches)).toEqual([
+      [1, "a\n"],
+      [[2, "record_too_large", "the line is 40 bytes long, over the limit of L per record; it is not read"]],
+      [3, "b\nc\n"],
+      [[5, "record_too_large", "the line is 40 bytes long, over the limit of L per record; it is not read"]],
+      [6, "d\n"],
+      [[7, "record_too_large", "the line is 40 bytes long, over the limit of L per record; it is not read"]],
+    ]);
+  });
+
+  it("never holds more of a long line than the limit", async () => {
+    let held = 0;
+    const input = (async function* () {
+      yield Buffer.from("{}\n");
+      for (let i = 0; i < 100; i++) yield Buffer.alloc(1000, 0x61);
+      yield Buffer.from("\n{}\n");
+    })();
+    const out: Batch[] = [];
+    const options = {
+      file: "f",
+      entity: undefined,
+      bundles: false,
+      batchBytes: 10,
+      maxRecordBytes: 5000,
+      limitLabel: "L",
+    };
+    for await (const b of lineBatches(input, options)) {
+      if (b.kind === "lines") held = Math.max(held, b.text.length);
+      out.push(b);
+    }
+    expect(shown(out)).toEqual([
+      [1, "{}\n"],
+      [
+        [
+          2,
+          "record_too_large",
+          "the line is 100000 bytes long, over the limit of L per record; it is not read",
+        ],
+      ],
+      [3, "{}\n"],
+    ]);
+    expect(held).toBeLessThan(10);
   });
 });

@@ -76,7 +76,10 @@ describe("the mapping stage", () => {
     );
     expect(result.output[""]).toBe('{"resourceType":"Patient","id":"1"}\n');
     expect(result.issues.map((i) => [i.line, i.message])).toEqual([
-      [3, "expected a JSON object, got an array"],
+      [
+        3,
+        "expected a JSON object, got an array; to map the elements of a JSON array, give --format json-array",
+      ],
       [4, "expected a JSON object, got a string"],
     ]);
     const later = createBatchMapper(plan, { onError: "skip", perEntity: false })(
@@ -117,6 +120,40 @@ describe("the mapping stage", () => {
     expect(result.issues.map((i) => [i.line, i.entry, i.message])).toEqual([
       [1, 2, "entry has no resource object"],
       [2, undefined, 'expected a FHIR Bundle, got resourceType "Patient"'],
+    ]);
+  });
+
+  it("reports a line that is not UTF-8 instead of mapping U+FFFD, and maps the lines around it", () => {
+    const bytes = Buffer.concat([
+      Buffer.from('{"person_id": 1}\n{"person_id": 2, "person_source_value": "caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('"}\n{"person_id": 3, "x": "\u00e9 \ufffd"}\n'),
+    ]);
+    const result = createBatchMapper(plan, { onError: "skip", perEntity: false })(
+      lines(bytes, { firstLine: 7 }),
+    );
+    expect(result.output[""]).toBe(
+      '{"resourceType":"Patient","id":"1"}\n{"resourceType":"Patient","id":"3"}\n',
+    );
+    expect(result.issues).toEqual([
+      {
+        file: "in.ndjson",
+        line: 8,
+        code: "invalid_utf8",
+        severity: "error",
+        message:
+          "invalid UTF-8 (0xe9) at byte 45 of the line; the record is not read (the input must be UTF-8)",
+      },
+    ]);
+    expect(result).toMatchObject({ recordsIn: 3, recordsOut: 2, recordsFailed: 1 });
+  });
+
+  it("hints at --format fhir-bundle for a Bundle read as a record", () => {
+    const result = createBatchMapper(plan, { onError: "skip", perEntity: false })(
+      lines('{"resourceType": "Bundle", "entry": []}\n', { entity: undefined }),
+    );
+    expect(result.issues.map((i) => i.message)).toEqual([
+      'the crossmap has no mapping for source entity "Bundle"; to map the entries of FHIR Bundles, give --format fhir-bundle',
     ]);
   });
 });
