@@ -5,7 +5,8 @@ import type { Command } from "commander";
 import { Option } from "commander";
 import { AppError, formatProblem, type Problem } from "../errors.js";
 import { defaultsToEr7, hl7v2MapCommand } from "../pipeline/hl7v2/command.js";
-import { resolveInputs } from "../pipeline/inputs.js";
+import { type InputPlan, resolveInputs } from "../pipeline/inputs.js";
+import { catchInterrupt, type Interrupt, signalExitCode } from "../pipeline/interrupt.js";
 import { formatIssueLine } from "../pipeline/issues.js";
 import {
   DEFAULT_MAX_RECORD_BYTES,
@@ -13,7 +14,8 @@ import {
   MIN_MAX_RECORD_BYTES,
   parseByteSize,
 } from "../pipeline/limits.js";
-import { loadPlan, resolvePlanSpec } from "../pipeline/load-plan.js";
+import { loadPlan, type PlanSpec, resolvePlanSpec } from "../pipeline/load-plan.js";
+import type { MappingPlan } from "../pipeline/plan.js";
 import { type OutputTarget, runMap } from "../pipeline/run.js";
 import { formatSummaryLine } from "../pipeline/summary.js";
 import type { InputFormat, OnError } from "../pipeline/types.js";
@@ -113,16 +115,35 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
   if (flags.format === "hl7v2" || (flags.format === undefined && defaultsToEr7(plan.source, files))) {
     return hl7v2MapCommand(files, flags, plan);
   }
-  const stderr = process.stderr;
+  if (!flags.quiet) {
+    for (const [entity, gap] of plan.gaps) {
+      process.stderr.write(`crossmap map: --via: ${gap}; records of ${entity} will be reported, not mapped\n`);
+    }
+  }
   const inputs = await resolveInputs({
     inputs: files,
     format: flags.format,
     entity: flags.entity,
     plan,
     note: (message) => {
-      if (!flags.quiet) stderr.write(`crossmap map: ${message}\n`);
+      if (!flags.quiet) process.stderr.write(`crossmap map: ${message}\n`);
     },
   });
+  // From here on a signal is caught: the summary and errors files are written for what was done.
+  const interrupt = catchInterrupt();
+  try {
+    return await runAndReport(flags, { spec, plan, inputs, interrupt });
+  } finally {
+    interrupt.dispose();
+  }
+}
+
+async function runAndReport(
+  flags: MapFlags,
+  run: { spec: PlanSpec; plan: MappingPlan; inputs: InputPlan[]; interrupt: Interrupt },
+): Promise<number> {
+  const { spec, plan, inputs, interrupt } = run;
+  const stderr = process.stderr;
   const summaryFile = flags.summary ? await openForWriting(flags.summary, "--summary") : undefined;
   const output: OutputTarget = flags.outDir
     ? { kind: "dir", path: flags.outDir }
@@ -142,12 +163,24 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
     stdout: process.stdout,
     stderr,
     progress: !flags.quiet && stderr.isTTY === true,
+    interrupt,
   });
   if (summaryFile) {
     await summaryFile.writeFile(`${JSON.stringify(summary, null, 2)}\n`);
     await summaryFile.close();
   }
   if (!flags.quiet) stderr.write(`${formatSummaryLine(summary)}\n`);
+  if (summary.interrupted) {
+    const kept = output.kind === "stdout" ? "written to stdout" : "not published (temporary files removed)";
+    stderr.write(
+      `crossmap: interrupted by ${summary.interrupted} after ${summary.records_in} records; output ${kept}; ` +
+        `the summary and errors cover what was done\n`,
+    );
+    // A read that never ends (stdin from a terminal or a pipe) must not keep the process alive.
+    process.stdin.destroy();
+    setTimeout(() => process.exit(signalExitCode(summary.interrupted!)), 2000).unref();
+    return signalExitCode(summary.interrupted);
+  }
   if (fatal) {
     stderr.write(`crossmap: stopped at the first error (--on-error fail): ${formatIssueLine(fatal)}\n`);
     return 1;

@@ -40,6 +40,8 @@ const FORMAT_BY_EXTENSION: Record<string, InputFormat> = {
 
 export async function resolveInputs(options: ResolveInputsOptions): Promise<InputPlan[]> {
   const { plan, entity, format } = options;
+  const gap = entity !== undefined ? plan.gaps.get(entity) : undefined;
+  if (gap !== undefined) throw new AppError(400, "unknown_entity", `--entity ${entity}: ${gap}`);
   if (entity !== undefined && plan.mapperFor(entity) === undefined) {
     throw new AppError(
       400,

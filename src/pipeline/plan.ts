@@ -27,6 +27,11 @@ export interface MappingPlan {
   readonly entities: readonly string[];
   /** The mapper for a source entity, or undefined when the plan has none. Compiled once, then cached. */
   mapperFor(entity: string): EntityMapper | undefined;
+  /**
+   * Source entities the first crossmap maps but a later one (--via) cannot take further, each with a
+   * sentence saying why; their records are reported, and the rest of the run goes on.
+   */
+  readonly gaps: ReadonlyMap<string, string>;
   /** The entity a file name stands for (`PERSON.csv` -> `person`), compared without case. */
   entityForFileName(fileName: string): string | undefined;
 }
@@ -50,19 +55,27 @@ export function composePlan(legs: readonly CrossmapLike[]): MappingPlan {
   const entities = first.entities();
   const byLowerName = new Map(entities.map((e) => [e.toLowerCase(), e]));
   const cache = new Map<string, EntityMapper | undefined>();
+  const gaps = new Map<string, string>();
+  for (const entity of entities) {
+    let current = entity;
+    for (let i = 0; i < legs.length; i++) {
+      const leg = legs[i]!;
+      if (!leg.entities().includes(current)) {
+        gaps.set(
+          entity,
+          `${describe(leg)} has no mapping for ${leg.source} entity "${current}", which ${describe(legs[i - 1]!)} makes of ${first.source} entity "${entity}"`,
+        );
+        break;
+      }
+      current = leg.targetEntity(current) ?? current;
+    }
+  }
 
   const build = (entity: string): EntityMapper | undefined => {
-    if (!entities.includes(entity)) return undefined;
+    if (!entities.includes(entity) || gaps.has(entity)) return undefined;
     const mappers: RecordMapper[] = [];
     let current = entity;
     for (const leg of legs) {
-      if (!leg.entities().includes(current)) {
-        throw new AppError(
-          400,
-          "invalid_plan",
-          `${describe(leg)} has no mapping for entity "${current}" (reached from source entity "${entity}")`,
-        );
-      }
       const mapper = leg.mapper(current);
       mappers.push(mapper);
       current = mapper.targetEntity;
@@ -74,6 +87,7 @@ export function composePlan(legs: readonly CrossmapLike[]): MappingPlan {
     source: first.source,
     target: last.target,
     entities,
+    gaps,
     mapperFor(entity) {
       if (!cache.has(entity)) cache.set(entity, build(entity));
       return cache.get(entity);
@@ -104,5 +118,5 @@ function chain(sourceEntity: string, targetEntity: string, mappers: RecordMapper
 }
 
 function describe(leg: CrossmapLike): string {
-  return leg.file ? `crossmap ${leg.file}` : `crossmap ${leg.source} -> ${leg.target}`;
+  return leg.file ? `crossmap ${leg.file.replace(/^.*[\\/]/, "")}` : `crossmap ${leg.source} -> ${leg.target}`;
 }

@@ -6,6 +6,7 @@ import type { WriteStream } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { debugPipeline, formatStats, otherThreadsCpuMs, threadStats } from "./debug.js";
 import { type InputPlan, readInput } from "./inputs.js";
+import type { Interrupt } from "./interrupt.js";
 import { formatIssueLine, issueJsonLine } from "./issues.js";
 import { DEFAULT_MAX_RECORD_BYTES, workerHeapMb } from "./limits.js";
 import type { PlanSpec } from "./load-plan.js";
@@ -24,6 +25,8 @@ import { dirSink, fileSink, type OutputSink, openForWriting, streamSink, writeTe
  * 32 KB 3.15 s, 64 KB 3.15 s, 128 KB 3.43 s, 256 KB 3.39 s.
  */
 const DEFAULT_BATCH_BYTES = 64 * 1024;
+
+const STOPPED: unique symbol = Symbol("stopped");
 
 export type OutputTarget =
   | { kind: "stdout" }
@@ -49,6 +52,8 @@ export interface MapRunOptions {
   batchRecords?: number;
   /** A record longer than this is an issue, not a record (default limits.ts). */
   maxRecordBytes?: number;
+  /** When it fires, the run stops and reports what it did (see interrupt.ts). */
+  interrupt?: Interrupt;
   workerUrl?: URL;
 }
 
@@ -108,6 +113,10 @@ export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
   };
 
   const inflight: Promise<BatchResult>[] = [];
+  const stop = options.interrupt;
+  /** Waits for `p`, or for the interrupt, whichever comes first. */
+  const race = <T>(p: Promise<T>): Promise<T | typeof STOPPED> =>
+    stop === undefined ? p : Promise.race([p, stop.wait.then((): typeof STOPPED => STOPPED)]);
   let completed = false;
   try {
     completed = await (async () => {
@@ -118,16 +127,29 @@ export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
           batchRecords: options.batchRecords ?? 2000,
           maxRecordBytes,
           onBytes: (n) => progress.bytes(n),
-        });
-        for await (const batch of batches) {
-          const pending = processor.submit(batch);
+        })[Symbol.asyncIterator]();
+        for (;;) {
+          const next = stop?.signal ? STOPPED : await race(batches.next());
+          if (next === STOPPED) {
+            // Not awaited: a read that never ends (stdin) must not hold the run.
+            batches.return?.(undefined).catch(() => {});
+            return false;
+          }
+          if (next.done) break;
+          const pending = processor.submit(next.value);
           // Handled later, in order; this only stops a failure from being reported as unhandled meanwhile.
           pending.catch(() => {});
           inflight.push(pending);
-          if (inflight.length >= processor.capacity && !(await handle(await inflight.shift()!))) return false;
+          if (inflight.length >= processor.capacity) {
+            const result = await race(inflight.shift()!);
+            if (result === STOPPED || !(await handle(result))) return false;
+          }
         }
       }
-      while (inflight.length > 0) if (!(await handle(await inflight.shift()!))) return false;
+      while (inflight.length > 0) {
+        const result = await race(inflight.shift()!);
+        if (result === STOPPED || !(await handle(result))) return false;
+      }
       return true;
     })();
   } catch (err) {
@@ -144,6 +166,7 @@ export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
   if (completed) await sink.commit();
   else await sink.abort();
   const summary = counter.finish(completed);
+  if (stop?.signal) summary.interrupted = stop.signal;
   if (debugPipeline) reportThreads(options.stderr, processor, summary.records_in);
   if (!errors && issueLines > maxIssueLines) {
     options.stderr.write(

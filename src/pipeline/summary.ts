@@ -14,8 +14,10 @@ export interface RunSummary {
   issues_by_code: Record<string, number>;
   elapsed_ms: number;
   records_per_s: number;
-  /** Whether the run went through to the end (false when --on-error fail stopped it). */
+  /** Whether the run went through to the end (false when --on-error fail or a signal stopped it). */
   completed: boolean;
+  /** The signal that stopped the run, when one did. */
+  interrupted?: NodeJS.Signals;
 }
 
 /** A summary with nothing counted yet. */
@@ -78,6 +80,6 @@ export function formatSummaryLine(s: RunSummary): string {
     (issues ? `; issues: ${issues}` : "") +
     (skipped ? `; skipped: ${skipped}` : "") +
     `; ${(s.elapsed_ms / 1000).toFixed(2)} s, ${s.records_per_s} records/s` +
-    (s.completed ? "" : "; stopped early")
+    (s.interrupted ? `; interrupted (${s.interrupted})` : s.completed ? "" : "; stopped early")
   );
 }

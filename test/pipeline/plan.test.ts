@@ -32,4 +32,20 @@ describe("composePlan", () => {
   it("has no mapper for an entity it does not know", () => {
     expect(composePlan([omopToFhir]).mapperFor("visit_occurrence")).toBeUndefined();
   });
+
+  it("knows which source entities a --via chain cannot take through, and maps the others", () => {
+    const conditions = crossmapOf("omop_cdm_v5.4", "fhir_r4", [
+      personToPatient(),
+      { ...personToPatient(), sourceEntity: "condition_occurrence", targetEntity: "Condition" },
+    ]);
+    const plan = composePlan([conditions, fhirToOpenehr]);
+    expect([...plan.gaps]).toEqual([
+      [
+        "condition_occurrence",
+        'crossmap fhir_r4 -> openehr_1.0.4 has no mapping for fhir_r4 entity "Condition", which crossmap omop_cdm_v5.4 -> fhir_r4 makes of omop_cdm_v5.4 entity "condition_occurrence"',
+      ],
+    ]);
+    expect(plan.mapperFor("condition_occurrence")).toBeUndefined();
+    expect(plan.mapperFor("person")?.targetEntity).toBe("PERSON");
+  });
 });
