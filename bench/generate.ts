@@ -145,3 +145,51 @@ export function generateConditions(path: string, rows: number, persons: number, 
   const rand = random(seed);
   return writeRows(path, rows, (i) => conditionRow(i, persons, rand));
 }
+
+/** One Bundle entry: a FHIR Patient, or a Condition of one, as a FHIR server's searchset holds them. */
+export function bundleEntry(i: number, rand: () => number): string {
+  const id = personId(Math.floor(i / 2));
+  if (i % 2 === 0) {
+    const year = 1920 + Math.floor(rand() * 100);
+    const gender = ["male", "female", "female", "male", "unknown"][Math.floor(rand() * 5)];
+    return (
+      `{"fullUrl":"urn:uuid:${uuid(rand)}","resource":{"resourceType":"Patient","id":"${id}",` +
+      `"identifier":[{"system":"urn:oid:2.16.840.1.113883.4.3.25","value":"${uuid(rand)}"}],` +
+      `"name":[{"family":"Family${i}","given":["Given${i}"]}],"gender":"${gender}",` +
+      `"birthDate":"${year}-${pad(1 + Math.floor(rand() * 12))}-${pad(1 + Math.floor(rand() * 28))}"},` +
+      `"search":{"mode":"match"}}`
+    );
+  }
+  const [, snomed] = CONDITIONS[Math.floor(rand() * CONDITIONS.length)]!;
+  const year = 1990 + Math.floor(rand() * 34);
+  return (
+    `{"fullUrl":"urn:uuid:${uuid(rand)}","resource":{"resourceType":"Condition","id":"${i}",` +
+    `"clinicalStatus":{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/condition-clinical","code":"active"}]},` +
+    `"code":{"coding":[{"system":"http://snomed.info/sct","code":"${snomed}"}]},"subject":{"reference":"Patient/${id}"},` +
+    `"onsetDateTime":"${year}-${pad(1 + Math.floor(rand() * 12))}-${pad(1 + Math.floor(rand() * 28))}T00:00:00Z"},` +
+    `"search":{"mode":"match"}}`
+  );
+}
+
+/**
+ * Writes one FHIR Bundle (a searchset, pretty at the top, one entry per line) of at least `bytes` bytes to
+ * `path`: the shape of a large export that must be streamed, not read whole. Resolves to the entry count.
+ */
+export async function generateBundle(path: string, bytes: number, seed = 3): Promise<number> {
+  const rand = random(seed);
+  const out = createWriteStream(path);
+  let buffer = '{\n  "resourceType": "Bundle",\n  "type": "searchset",\n  "entry": [\n';
+  let written = 0;
+  let i = 0;
+  for (; written + buffer.length < bytes; i++) {
+    buffer += `${i > 0 ? ",\n" : ""}    ${bundleEntry(i, rand)}`;
+    if (buffer.length >= 1 << 20) {
+      written += Buffer.byteLength(buffer);
+      if (!out.write(buffer)) await once(out, "drain");
+      buffer = "";
+    }
+  }
+  out.end(`${buffer}\n  ]\n}\n`);
+  await once(out, "close");
+  return i;
+}

@@ -1,14 +1,16 @@
 // Benchmark `map-throughput`: crossmap map on 1M OMOP person and 1M condition_occurrence NDJSON rows,
-// against a plain JSON.parse + JSON.stringify baseline run in the same session, plus peak RSS while
-// mapping a 2 GB stream. Knobs: BENCH_ROWS (default 1000000), BENCH_RSS_GB (default 2; 0 skips it),
-// BENCH_REPEAT (default 3: each timing is the best of that many runs, taken round robin).
+// against a plain JSON.parse + JSON.stringify baseline run in the same session; peak RSS while mapping a
+// 2 GB stream and a 2 GB FHIR Bundle file; start-up to the first record. Knobs: BENCH_ROWS (default
+// 1000000), BENCH_RSS_GB (default 2; 0 skips it), BENCH_BUNDLE_GB (default 2; 0 skips it), BENCH_REPEAT
+// (default 3: each timing is the best of that many runs, taken round robin), BENCH_COMPARE (another
+// checkout's bin/crossmap.js, built: its start-up is timed in the same rounds, for a before/after ratio).
 import { spawn } from "node:child_process";
 import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { generateConditions, generatePersons } from "./generate.js";
+import { generateBundle, generateConditions, generatePersons } from "./generate.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const outDir = join(root, "bench", "out");
@@ -174,6 +176,44 @@ async function run(): Promise<void> {
   }
   rmSync(out, { force: true });
 
+  const bundleGb = Number(process.env.BENCH_BUNDLE_GB ?? 2);
+  if (bundleGb > 0) {
+    const file = join(outDir, `bundle-${bundleGb}gb.json`);
+    if (!existsSync(file)) {
+      process.stderr.write(`generating a ${bundleGb} GB FHIR Bundle...\n`);
+      await generateBundle(`${file}.part`, bundleGb * 2 ** 30);
+      renameSync(`${file}.part`, file);
+    }
+    const args = [
+      cli,
+      "map",
+      "--from",
+      "fhir_r4",
+      "--to",
+      "omop_cdm_v5.4",
+      "--format",
+      "fhir-bundle",
+      "--quiet",
+    ];
+    const summary = join(outDir, "bundle-summary.json");
+    const t = await timed([...args, "--summary", summary, file]);
+    const records = (JSON.parse(readFileSync(summary, "utf8")) as { records_in: number }).records_in;
+    results.push({
+      case: `FHIR Bundle ${bundleGb} GB file (--format fhir-bundle) -> stdout, default workers`,
+      records,
+      seconds: round(t.seconds, 2),
+      records_per_s: Math.round(records / t.seconds),
+      ratio_to_baseline: null,
+      peak_rss_mb: Math.round(t.rssMb),
+      cpu_seconds: round(t.cpu, 2),
+      cpu_s_per_1m: round((t.cpu * 1e6) / records, 2),
+      input_mb: Math.round(statSync(file).size / 2 ** 20),
+    });
+  }
+
+  const startup = await startupTimes(repeats * 3);
+  for (const row of startup.rows) results.push(row);
+
   const find = (c: string) => results.find((r) => r.case.startsWith(c));
   const w1 = find("person crossmap map --workers 1");
   const wd = find(`person crossmap map --workers ${cores}`);
@@ -185,6 +225,16 @@ async function run(): Promise<void> {
       target: 1.5,
     },
     peak_rss_mb_2gb: { value: big?.peak_rss_mb ?? null, target: 200 },
+    bundle_peak_rss_mb_2gb: {
+      value: results.find((r) => r.case.startsWith("FHIR Bundle"))?.peak_rss_mb ?? null,
+      target: 250,
+    },
+    startup_to_first_record_s: { value: startup.firstRecord, target: 0.2 },
+    ...(startup.compare !== undefined
+      ? {
+          startup_compare: { value: startup.compare, ratio: round(startup.compare / startup.firstRecord, 2) },
+        }
+      : {}),
     // Not targets: what the parallel path costs in CPU over --workers 1, which no busy machine distorts much.
     person_cpu_s_per_1m: { workers1: w1?.cpu_s_per_1m ?? null, default: wd?.cpu_s_per_1m ?? null },
   };
@@ -197,6 +247,64 @@ async function run(): Promise<void> {
   process.stdout.write(
     `${JSON.stringify({ bench: "map-throughput", cores, load, node: process.version, rows, repeats, results, targets })}\n`,
   );
+}
+
+/** Spawns `node args` with `input` on stdin; resolves to the seconds until its first stdout byte. */
+function firstOutput(args: string[], input: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "ignore"] });
+    let first: number | undefined;
+    child.stdout.on("data", () => {
+      first ??= (performance.now() - started) / 1000;
+    });
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0 || first !== undefined ? resolve(first ?? Number.NaN) : reject(new Error(`exit ${code}`)),
+    );
+    child.stdin.end(input);
+  });
+}
+
+/**
+ * Start-up: seconds from spawning `crossmap map` with one record on stdin to its first output record
+ * (built-in crossmap, default workers), beside a bare `node -e` printing one line (the floor any Node
+ * CLI pays), best of `rounds`, taken round robin; with BENCH_COMPARE, the same for another checkout.
+ */
+async function startupTimes(
+  rounds: number,
+): Promise<{ rows: Timing[]; firstRecord: number; compare?: number }> {
+  const record = '{"person_id": 1, "gender_concept_id": 8507, "year_of_birth": 1990}\n';
+  const mapArgs = ["map", "--from", "omop_cdm_v5.4", "--to", "fhir_r4", "--entity", "person", "-q"];
+  const compare = process.env.BENCH_COMPARE;
+  const variants: [string, string[]][] = [
+    ["start-up: node -e, first line (floor)", ["-e", "process.stdout.write('x\\n')"]],
+    ["start-up: crossmap map, first record", [cli, ...mapArgs]],
+  ];
+  if (compare) variants.push([`start-up: ${compare}, first record`, [compare, ...mapArgs]]);
+  const best = variants.map(() => Number.POSITIVE_INFINITY);
+  for (let r = 0; r < rounds; r++) {
+    for (let v = 0; v < variants.length; v++) {
+      best[v] = Math.min(best[v]!, await firstOutput(variants[v]![1], record));
+    }
+  }
+  const rows = variants.map(([name], v) => ({
+    case: name,
+    records: 1,
+    seconds: round(best[v]!, 3),
+    records_per_s: 0,
+    ratio_to_baseline: round(best[0]! / best[v]!, 2),
+    peak_rss_mb: 0,
+    cpu_seconds: 0,
+    cpu_s_per_1m: 0,
+    input_mb: 0,
+  }));
+  const result: { rows: Timing[]; firstRecord: number; compare?: number } = {
+    rows,
+    firstRecord: round(best[1]!, 3),
+  };
+  if (compare) result.compare = round(best[2]!, 3);
+  return result;
 }
 
 function printTable(rows: Timing[]): void {

@@ -4,7 +4,7 @@ import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { Option } from "commander";
 import { AppError, formatProblem, type Problem } from "../errors.js";
-import { defaultsToEr7, hl7v2MapCommand } from "../pipeline/hl7v2/command.js";
+import { defaultsToEr7 } from "../pipeline/hl7v2/detect.js";
 import { type InputPlan, resolveInputs } from "../pipeline/inputs.js";
 import { catchInterrupt, type Interrupt, signalExitCode } from "../pipeline/interrupt.js";
 import { formatIssueLine } from "../pipeline/issues.js";
@@ -113,11 +113,15 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
   // Printed once, here: a typo in a crossmap's names maps to nothing without an error in any record.
   for (const w of warnings) process.stderr.write(`crossmap map: ${formatProblem(w)}\n`);
   if (flags.format === "hl7v2" || (flags.format === undefined && defaultsToEr7(plan.source, files))) {
+    // Imported only here: the ER7 reader and its HL7 v2 tables cost every other run start-up time.
+    const { hl7v2MapCommand } = await import("../pipeline/hl7v2/command.js");
     return hl7v2MapCommand(files, flags, plan);
   }
   if (!flags.quiet) {
     for (const [entity, gap] of plan.gaps) {
-      process.stderr.write(`crossmap map: --via: ${gap}; records of ${entity} will be reported, not mapped\n`);
+      process.stderr.write(
+        `crossmap map: --via: ${gap}; records of ${entity} will be reported, not mapped\n`,
+      );
     }
   }
   const inputs = await resolveInputs({

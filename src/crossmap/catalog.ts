@@ -1,8 +1,16 @@
 // The built-in crossmaps shipped in `crossmaps/`: found by (source, target) from each file's own header.
 import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parse } from "yaml";
+import { compiledDocument } from "./compiled.js";
+
+/**
+ * The YAML parser, loaded only when a file is not in the compiled file (compiled.ts): loading and running
+ * it was most of `crossmap map`'s start-up. Synchronous, as the catalog's callers are.
+ */
+export const parseYaml = (text: string): unknown =>
+  (createRequire(import.meta.url)("yaml") as typeof import("yaml")).parse(text);
 
 /** `crossmaps/` of this package, from both `src/` (tests) and `dist/` (installed). */
 export const BUILTIN_DIR = fileURLToPath(new URL("../../crossmaps/", import.meta.url));
@@ -26,7 +34,9 @@ export function listBuiltinCrossmaps(dir: string = BUILTIN_DIR): CatalogEntry[] 
   for (const file of readdirSync(dir).sort()) {
     if (!/\.ya?ml$/.test(file)) continue;
     const path = join(dir, file);
-    const doc = parse(readFileSync(path, "utf8")) as Record<string, unknown> | null;
+    const text = readFileSync(path, "utf8");
+    const doc = ((dir === BUILTIN_DIR ? compiledDocument(file, text) : undefined) ??
+      parseYaml(text)) as Record<string, unknown> | null;
     if (!doc || typeof doc.source !== "string" || typeof doc.target !== "string") continue;
     const entityMap: Record<string, string> = {};
     for (const [k, v] of Object.entries((doc.entity_map ?? {}) as Record<string, unknown>)) {

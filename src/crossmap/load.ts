@@ -7,7 +7,8 @@ import type { TransformRegistry } from "../transforms/registry.js";
 import type { VocabularyBridge } from "../vocab/bridge.js";
 import { compileDocument } from "./compile.js";
 import { Crossmap } from "./crossmap.js";
-import { Problems } from "./problems.js";
+import { locate } from "./locate.js";
+import { type KeyPath, Problems } from "./problems.js";
 import { salvage } from "./salvage.js";
 import { type CrossmapDocument, CrossmapDocumentSchema } from "./schema.js";
 import { loadStandard } from "./standards.js";
@@ -46,8 +47,9 @@ export function analyseCrossmap(
 ): CrossmapAnalysis {
   const lines = new LineCounter();
   const yamlDoc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const problems = new Problems(options.file, yamlDoc, lines);
-  const warnings = new Problems(options.file, yamlDoc, lines, "warning");
+  const where = (path: KeyPath, preferKey: boolean) => locate(yamlDoc, lines, path, preferKey);
+  const problems = new Problems(options.file, where);
+  const warnings = new Problems(options.file, where, "warning");
   const result = (crossmap?: Crossmap): CrossmapAnalysis => ({
     crossmap: problems.list.length === 0 ? crossmap : undefined,
     errors: problems.list,

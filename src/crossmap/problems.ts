@@ -1,23 +1,23 @@
 // Collects every load problem of one document, each located in the YAML source, then throws them together.
-import type { Document, LineCounter } from "yaml";
 import { AppError, type Problem } from "../errors.js";
-import { locate } from "./locate.js";
 
 export type KeyPath = (string | number)[];
+
+/** Where a key path sits in the source text (locate.ts, over the parsed YAML), when it can be told. */
+export type Locator = (path: KeyPath, preferKey: boolean) => { line: number; column: number } | undefined;
 
 export class Problems {
   readonly list: Problem[] = [];
 
   constructor(
     private readonly file: string | undefined,
-    private readonly doc?: Document,
-    private readonly lines?: LineCounter,
+    private readonly where?: Locator,
     /** Marks every problem added as a warning (e.g. names the standard definitions lack). */
     private readonly severity?: "warning",
   ) {}
 
   add(path: KeyPath, code: string, message: string, preferKey = false): void {
-    const where = this.doc && this.lines ? locate(this.doc, this.lines, path, preferKey) : undefined;
+    const where = this.where?.(path, preferKey);
     const p: Problem = { path, code, message };
     if (this.file !== undefined) p.file = this.file;
     if (this.severity !== undefined) p.severity = this.severity;

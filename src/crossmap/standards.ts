@@ -2,9 +2,9 @@
 // crossmaps/standards/.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parse } from "yaml";
 import { z } from "zod";
-import { BUILTIN_DIR } from "./catalog.js";
+import { BUILTIN_DIR, parseYaml } from "./catalog.js";
+import { readCompiled, sha256 } from "./compiled.js";
 
 const FieldSchema = z.object({
   name: z.string(),
@@ -49,8 +49,16 @@ export function loadStandard(
     // only when no file has that name.
     const files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f));
     const named = files.filter((f) => f.replace(/\.ya?ml$/, "") === id);
+    const builtin = dir === join(BUILTIN_DIR, "standards") ? readCompiled()?.standards : undefined;
     for (const file of [...named, ...files.filter((f) => !named.includes(f))]) {
-      const doc = StandardDefinitionSchema.safeParse(parse(readFileSync(join(dir, file), "utf8")));
+      const text = readFileSync(join(dir, file), "utf8");
+      const seen = builtin?.find((s) => s.file === file && s.sha256 === sha256(text));
+      if (seen !== undefined) {
+        if (seen.definition.standard !== id) continue;
+        found = seen.definition;
+        break;
+      }
+      const doc = StandardDefinitionSchema.safeParse(parseYaml(text));
       if (doc.success && doc.data.standard === id) {
         found = doc.data;
         break;

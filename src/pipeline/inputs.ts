@@ -5,8 +5,7 @@ import { readdir, stat } from "node:fs/promises";
 import { extname, join } from "node:path";
 import type { Readable } from "node:stream";
 import { AppError } from "../errors.js";
-import { csvBatches } from "./csv.js";
-import { jsonDocumentBatches } from "./json-stream.js";
+import type { JsonStreamOptions } from "./json-stream.js";
 import { lineBatches } from "./lines.js";
 import type { MappingPlan } from "./plan.js";
 import { sniffJson } from "./sniff.js";
@@ -195,13 +194,20 @@ function lineOptions(input: InputPlan, o: ReadOptions, bundles: boolean) {
   };
 }
 
-function documentOptions(input: InputPlan, o: ReadOptions, mode: "bundle" | "array") {
+/**
+ * Records per batch of a streamed document. Bundle entries are whole resources (~0.5-2 KB, a CSV row's
+ * several times), and a batch in flight holds them parsed: 256 keeps the 32 batches a run may have in
+ * flight near the NDJSON reader's 64 KB of text each.
+ */
+const DOCUMENT_BATCH_RECORDS = 256;
+
+function documentOptions(input: InputPlan, o: ReadOptions, mode: "bundle" | "array"): JsonStreamOptions {
   const { file, entity } = input;
   return {
     file,
     entity,
     mode,
-    batchRecords: o.batchRecords,
+    batchRecords: Math.min(o.batchRecords, DOCUMENT_BATCH_RECORDS),
     maxRecordChars: o.maxRecordBytes,
     limitLabel: limitLabel(o.maxRecordBytes),
   };
@@ -215,21 +221,38 @@ async function* fhirBundles(
 ): AsyncGenerator<Batch> {
   const sniffed = await sniffJson(bytes);
   if (sniffed.shape === "lines") yield* lineBatches(sniffed.input, lineOptions(input, o, true));
-  else yield* jsonDocumentBatches(sniffed.input, documentOptions(input, o, "bundle"));
+  else yield* jsonDocument(sniffed.input, documentOptions(input, o, "bundle"));
+}
+
+/** The readers of CSV and whole documents are imported when first used (start-up of the others). */
+async function* csv(
+  input: InputPlan,
+  bytes: AsyncIterable<Uint8Array>,
+  o: ReadOptions,
+): AsyncGenerator<Batch> {
+  const { csvBatches } = await import("./csv.js");
+  yield* csvBatches(bytes, {
+    file: input.file,
+    entity: input.entity,
+    batchRecords: o.batchRecords,
+    maxRecordChars: o.maxRecordBytes,
+    limitLabel: limitLabel(o.maxRecordBytes),
+  });
+}
+
+async function* jsonDocument(
+  bytes: AsyncIterable<Uint8Array>,
+  options: JsonStreamOptions,
+): AsyncGenerator<Batch> {
+  const { jsonDocumentBatches } = await import("./json-stream.js");
+  yield* jsonDocumentBatches(bytes, options);
 }
 
 const READERS: Record<InputFormat, Reader> = {
   ndjson,
-  csv: (input, bytes, o) =>
-    csvBatches(bytes, {
-      file: input.file,
-      entity: input.entity,
-      batchRecords: o.batchRecords,
-      maxRecordChars: o.maxRecordBytes,
-      limitLabel: limitLabel(o.maxRecordBytes),
-    }),
+  csv,
   "fhir-bundle": fhirBundles,
-  "json-array": (input, bytes, o) => jsonDocumentBatches(bytes, documentOptions(input, o, "array")),
+  "json-array": (input, bytes, o) => jsonDocument(bytes, documentOptions(input, o, "array")),
 };
 
 /** The batches of one input, read lazily: nothing is read until the caller asks for the next batch. */

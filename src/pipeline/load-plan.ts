@@ -1,8 +1,8 @@
 // Builds a mapping plan from what can cross a thread boundary: crossmap file paths and module paths.
 // The main thread and every worker call loadPlan once, so each thread compiles the crossmaps itself.
 import { resolve, sep } from "node:path";
+import { loadBuiltinCrossmap } from "../crossmap/builtin.js";
 import { BUILTIN_DIR, findBuiltinCrossmap, listBuiltinCrossmaps } from "../crossmap/catalog.js";
-import { loadCrossmapFile } from "../crossmap/load.js";
 import { AppError, type Problem } from "../errors.js";
 import { builtinTransforms } from "../transforms/builtins.js";
 import { loadTransformModule } from "../transforms/custom.js";
@@ -95,14 +95,14 @@ export async function loadPlan(spec: PlanSpec, warnings?: Problem[]): Promise<Ma
     : undefined;
   const legs = [];
   for (const file of spec.crossmaps) {
-    const check = warnings !== undefined && !resolve(file).startsWith(resolve(BUILTIN_DIR) + sep);
-    legs.push(
-      await loadCrossmapFile(file, {
-        transforms,
-        ...(vocabulary ? { vocabulary } : {}),
-        ...(check ? { warnings } : {}),
-      }),
-    );
+    const options = { transforms, ...(vocabulary ? { vocabulary } : {}) };
+    if (resolve(file).startsWith(resolve(BUILTIN_DIR) + sep)) {
+      legs.push(await loadBuiltinCrossmap(file, options));
+      continue;
+    }
+    // Imported only for a crossmap of the user's: the YAML parser costs start-up a built-in does not pay.
+    const { loadCrossmapFile } = await import("../crossmap/load.js");
+    legs.push(await loadCrossmapFile(file, { ...options, ...(warnings ? { warnings } : {}) }));
   }
   const plan = composePlan(legs);
   if ((spec.from && spec.from !== plan.source) || (spec.to && spec.to !== plan.target)) {

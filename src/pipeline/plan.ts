@@ -118,5 +118,7 @@ function chain(sourceEntity: string, targetEntity: string, mappers: RecordMapper
 }
 
 function describe(leg: CrossmapLike): string {
-  return leg.file ? `crossmap ${leg.file.replace(/^.*[\\/]/, "")}` : `crossmap ${leg.source} -> ${leg.target}`;
+  return leg.file
+    ? `crossmap ${leg.file.replace(/^.*[\\/]/, "")}`
+    : `crossmap ${leg.source} -> ${leg.target}`;
 }

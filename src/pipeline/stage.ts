@@ -82,7 +82,13 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
       const mapper = plan.mapperFor(entity);
       const gap = mapper === undefined ? plan.gaps.get(entity) : undefined;
       if (gap !== undefined) {
-        return reject({ ...place, entity, code: "unmapped_entity", severity: "error", message: `${gap}; the record is not mapped` });
+        return reject({
+          ...place,
+          entity,
+          code: "unmapped_entity",
+          severity: "error",
+          message: `${gap}; the record is not mapped`,
+        });
       }
       if (bundle) {
         // Bundles carry every kind of resource; entries the run does not cover are counted, not failed.

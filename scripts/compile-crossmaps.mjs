@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// Part of `npm run build`: validates the built-in crossmaps and standard definitions once and writes them
+// as dist/crossmaps.json, which `crossmap map` reads instead of parsing YAML at every start
+// (src/crossmap/compiled.ts). Each entry carries the SHA-256 of its YAML, so an edit after the build is
+// noticed and the YAML read instead.
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const { parseCrossmap } = await import(join(root, "dist/crossmap/load.js"));
+const { StandardDefinitionSchema } = await import(join(root, "dist/crossmap/standards.js"));
+const sha256 = (text) => createHash("sha256").update(text).digest("hex");
+
+const dir = join(root, "crossmaps");
+const crossmaps = [];
+for (const file of readdirSync(dir).sort()) {
+  if (!/\.ya?ml$/.test(file)) continue;
+  const text = readFileSync(join(dir, file), "utf8");
+  // Throws, with every problem located, if a built-in crossmap does not load: the build fails.
+  const { document } = parseCrossmap(text, { file: `crossmaps/${file}` });
+  crossmaps.push({ file, sha256: sha256(text), document });
+}
+const standards = [];
+for (const file of readdirSync(join(dir, "standards")).sort()) {
+  if (!/\.ya?ml$/.test(file)) continue;
+  const text = readFileSync(join(dir, "standards", file), "utf8");
+  const definition = StandardDefinitionSchema.parse(parse(text));
+  standards.push({ file, sha256: sha256(text), definition });
+}
+writeFileSync(join(root, "dist/crossmaps.json"), JSON.stringify({ crossmaps, standards }));

@@ -1,0 +1,27 @@
+// Loads a built-in crossmap from the compiled file (compiled.ts) when the build saw its text, so mapping
+// with one never loads the YAML parser; any other case (edited since the build, not built, a problem to
+// locate) goes through the YAML loader, which says where every problem is.
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import { builtinTransforms } from "../transforms/builtins.js";
+import { compile } from "./compile-document.js";
+import { compiledDocument } from "./compiled.js";
+import type { Crossmap } from "./crossmap.js";
+import type { LoadOptions } from "./load.js";
+
+export async function loadBuiltinCrossmap(
+  path: string,
+  options: Pick<LoadOptions, "transforms" | "vocabulary"> = {},
+): Promise<Crossmap> {
+  const text = readFileSync(path, "utf8");
+  const document = compiledDocument(basename(path), text);
+  if (document !== undefined) {
+    const crossmap = compile(document, path, {
+      registry: options.transforms ?? builtinTransforms(),
+      ...(options.vocabulary ? { vocabulary: options.vocabulary } : {}),
+    });
+    if (crossmap !== undefined) return crossmap;
+  }
+  const { parseCrossmap } = await import("./load.js");
+  return parseCrossmap(text, { ...options, file: path });
+}

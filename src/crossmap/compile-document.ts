@@ -1,0 +1,17 @@
+// Compiles an already validated crossmap document without its YAML text: for documents the build
+// checked (compiled.ts). Problems cannot be located here, so any problem means "load the YAML instead".
+import { type CompileOptions, compileDocument } from "./compile.js";
+import { Crossmap } from "./crossmap.js";
+import { Problems } from "./problems.js";
+import type { CrossmapDocument } from "./schema.js";
+
+/** The compiled crossmap, or undefined when compiling it found a problem. */
+export function compile(
+  document: CrossmapDocument,
+  file: string,
+  options: CompileOptions,
+): Crossmap | undefined {
+  const problems = new Problems(file);
+  const plans = compileDocument(document, problems, options);
+  return problems.list.length === 0 ? new Crossmap(document, plans, file) : undefined;
+}
