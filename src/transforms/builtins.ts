@@ -1,11 +1,12 @@
 // The fifteen built-in transforms of the spec, registered once under their spec names, plus generic helpers
 // the built-in crossmaps need (constant, integer_id, quantity, dv_text,
 // dv_date_time, dv_coded_text_from_coding, date_part, select,
-// datetime_text).
+// datetime_text, derived_id).
 import { bool, float, int, passthrough, str } from "./casts.js";
 import { constant } from "./constant.js";
 import { datePart } from "./date-part.js";
 import { datetimeText } from "./datetime-text.js";
+import { derivedId } from "./derived-id.js";
 import { codeableConcept, fhirDate, fhirPeriod, fhirReference } from "./fhir.js";
 import { format } from "./format.js";
 import { hl7v2Field } from "./hl7v2.js";
@@ -48,6 +49,7 @@ export function builtinTransforms(): TransformRegistry {
     .register("date_part", datePart)
     .register("select", select)
     .register("datetime_text", datetimeText)
-    .register("vocabulary_reverse_lookup", vocabularyReverseLookup);
+    .register("vocabulary_reverse_lookup", vocabularyReverseLookup)
+    .register("derived_id", derivedId);
   return builtins;
 }

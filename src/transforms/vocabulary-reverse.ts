@@ -14,8 +14,21 @@ const config = z
     system: z.string().min(1).optional(),
     /** A source path holding the code system of each record, e.g. `code.coding[0].system` or `DG1.3.3`. */
     system_field: z.string().min(1).optional(),
-    /** `concept_id` (default), `concept_code`, `concept_name`, `vocabulary_id`. */
-    output: z.enum(["concept_id", "concept_code", "concept_name", "vocabulary_id"]).optional(),
+    /**
+     * `concept_id` (default), `concept_code`, `concept_name`, `vocabulary_id`; `domain_id`,
+     * `concept_class_id`, `standard_concept` for routing by what the concept means.
+     */
+    output: z
+      .enum([
+        "concept_id",
+        "concept_code",
+        "concept_name",
+        "vocabulary_id",
+        "domain_id",
+        "concept_class_id",
+        "standard_concept",
+      ])
+      .optional(),
     /**
      * true (default): follow "Maps to" to the standard concept (for `*_concept_id` fields);
      * false: the concept of the code itself (for `*_source_concept_id` fields).
@@ -105,6 +118,12 @@ function renderer(output: NonNullable<Config["output"]>): (c: Concept) => unknow
       return (c) => c.concept_name;
     case "vocabulary_id":
       return (c) => c.vocabulary_id;
+    case "domain_id":
+      return (c) => c.domain_id;
+    case "concept_class_id":
+      return (c) => c.concept_class_id;
+    case "standard_concept":
+      return (c) => c.standard_concept ?? undefined;
   }
 }
 

@@ -11,7 +11,17 @@ const config = z
   .object({
     target_vocabulary: z.string().min(1).optional(),
     output: z
-      .enum(["concept_id", "concept_code", "concept_name", "codeable_concept", "dv_coded_text"])
+      .enum([
+        "concept_id",
+        "concept_code",
+        "concept_name",
+        "codeable_concept",
+        "dv_coded_text",
+        // For routing by what a concept means (`when: {..., transform: ..., in: [Measurement]}`).
+        "domain_id",
+        "concept_class_id",
+        "standard_concept",
+      ])
       .optional(),
     relationships: z.array(z.string().min(1)).min(1).optional(),
     /** Used only when no vocabulary is configured: codeable_concept output of the bare id under this system. */
@@ -73,6 +83,12 @@ function lookup(vocab: VocabularyBridge, cfg: Config, output: NonNullable<Config
         return concept.concept_code;
       case "concept_name":
         return concept.concept_name;
+      case "domain_id":
+        return concept.domain_id;
+      case "concept_class_id":
+        return concept.concept_class_id;
+      case "standard_concept":
+        return concept.standard_concept ?? undefined;
       case "codeable_concept":
         return (
           vocab.toCodeableConcept(concept.concept_id) ??
