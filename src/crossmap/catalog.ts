@@ -21,8 +21,8 @@ export interface CatalogEntry {
   /** File name inside crossmaps/, e.g. "omop_cdm_v5.4-to-fhir_r4.yaml". */
   file: string;
   path: string;
-  /** source entity -> target entity */
-  entity_map: Record<string, string>;
+  /** source entity -> target entity, or the target entities of its outputs when it has several */
+  entity_map: Record<string, string | string[]>;
   field_count: number;
 }
 
@@ -38,9 +38,10 @@ export function listBuiltinCrossmaps(dir: string = BUILTIN_DIR): CatalogEntry[] 
     const doc = ((dir === BUILTIN_DIR ? compiledDocument(file, text) : undefined) ??
       parseYaml(text)) as Record<string, unknown> | null;
     if (!doc || typeof doc.source !== "string" || typeof doc.target !== "string") continue;
-    const entityMap: Record<string, string> = {};
+    const entityMap: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries((doc.entity_map ?? {}) as Record<string, unknown>)) {
-      entityMap[k] = typeof v === "string" ? v : String((v as { target?: unknown })?.target ?? "");
+      const targets = [...new Set(targetsOf(v))];
+      entityMap[k] = targets.length === 1 ? (targets[0] as string) : targets;
     }
     const fieldCount = Object.values((doc.field_map ?? {}) as Record<string, unknown>).reduce<number>(
       (n, v) => n + (Array.isArray(v) ? v.length : 1),
@@ -61,4 +62,14 @@ export function listBuiltinCrossmaps(dir: string = BUILTIN_DIR): CatalogEntry[] 
 
 export function findBuiltinCrossmap(source: string, target: string): CatalogEntry | undefined {
   return listBuiltinCrossmaps().find((e) => e.source === source && e.target === target);
+}
+
+/** Target entity names an entity_map value names, in order (outputs, and alternatives of choose groups). */
+function targetsOf(v: unknown): string[] {
+  if (typeof v === "string") return [v];
+  if (Array.isArray(v)) return v.flatMap(targetsOf);
+  if (v === null || typeof v !== "object") return [];
+  const o = v as { choose?: unknown; target?: unknown };
+  if (Array.isArray(o.choose)) return o.choose.flatMap(targetsOf);
+  return typeof o.target === "string" ? [o.target] : [];
 }

@@ -1,88 +1,124 @@
-// Compiles a validated crossmap document into one RecordMapper per source entity, reporting every
-// problem (unknown entity or transform, bad config, malformed or duplicate path) with its location.
+// Compiles a validated crossmap document into one RecordMapper per source entity, reporting every problem
+// (unknown entity, output or transform, bad config, condition or path, duplicate target, gathering
+// mistakes) with its location. An entity in the spec's one-to-one form gets the plain mapper of mapper.ts.
 import type { TransformRegistry } from "../transforms/registry.js";
 import type { TransformContext } from "../transforms/types.js";
 import type { VocabularyBridge } from "../vocab/bridge.js";
-import { flattenConstants } from "./constants.js";
-import { type CompiledConstant, type CompiledField, createMapper } from "./mapper.js";
+import { compileFieldEntry } from "./compile-field.js";
+import { compileGatherPlan } from "./compile-gather.js";
 import {
-  compileCompactor,
-  compileGetter,
-  compileSetter,
-  type Getter,
-  PathError,
-  parseSourcePath,
-  parseTargetPath,
-  SoftIndexResolver,
-  type Step,
-  stepsToString,
-} from "./paths.js";
-import type { KeyPath, Problems } from "./problems.js";
+  compileOutputConstants,
+  compileOutputRules,
+  type FieldMapping,
+  newOutputState,
+  type OutputState,
+} from "./compile-output.js";
+import { type ConditionCompiler, compileCondition, type TransformCompiler } from "./conditions.js";
+import { type CompiledGroup, type CompiledOutput, createEntityMapper } from "./entity-mapper.js";
+import { EMPTY_GATHER_PLAN, type GatherPlan } from "./gather.js";
+import { createMapper } from "./mapper.js";
+import { type GroupSpec, readEntityEntry } from "./outputs.js";
+import { compileCompactor, type Getter, PathError } from "./paths.js";
+import { addZodIssues, type KeyPath, type Problems } from "./problems.js";
 import { resolveTransform } from "./resolve-transform.js";
 import type { CrossmapDocument, FieldEntry } from "./schema.js";
+import { compileSourceGetter, type GetterEnv } from "./scope.js";
 import type { RecordMapper } from "./types.js";
+
+export type { FieldMapping } from "./compile-output.js";
 
 export interface CompileOptions {
   registry: TransformRegistry;
   vocabulary?: VocabularyBridge;
+  /** Values of the crossmap's parameters for this run (`--param name=value`). */
+  parameters?: Readonly<Record<string, string>>;
 }
 
-/** One field_map entry as the mapping report and `crossmap list` show it. */
-export interface FieldMapping {
+export interface OutputInfo {
+  name: string;
+  /** `<source entity>.<name>` */
   key: string;
-  sourceEntity: string;
-  sources: string[];
-  /** Further source paths the transform reads from its config (unit_field, display_field, ...). */
-  reads: string[];
-  target: string;
-  transform: string;
+  targetEntity: string;
 }
 
 export interface EntityPlan {
   sourceEntity: string;
+  /** The first output's target entity. */
   targetEntity: string;
+  outputs: OutputInfo[];
   mapper: RecordMapper;
   fields: FieldMapping[];
+  /** Source paths conditions and keys read (beyond the fields'), for the report and the standards check. */
+  reads: string[];
 }
 
-interface EntityState {
-  sourceEntity: string;
-  targetEntity: string;
-  resolver: SoftIndexResolver;
-  written: Map<string, string>;
-  steps: Step[][];
-  constants: CompiledConstant[];
-  fields: CompiledField[];
-  mappings: FieldMapping[];
+export interface CompiledDocument {
+  plans: Map<string, EntityPlan>;
+  gather: GatherPlan;
 }
 
 const ENTITY_NAME = /^[A-Za-z_][\w-]*$/;
+
+interface EntityState {
+  sourceEntity: string;
+  groups: GroupSpec[];
+  outputs: Map<string, OutputState>;
+  groupWhen: (ConditionCompilerResult | undefined)[];
+  groupForEach: (Getter | undefined)[];
+  reads: string[];
+}
+type ConditionCompilerResult = ReturnType<typeof compileCondition>;
 
 export function compileDocument(
   doc: CrossmapDocument,
   problems: Problems,
   options: CompileOptions,
-): Map<string, EntityPlan> {
-  const states = new Map<string, EntityState>();
-  for (const [sourceEntity, entry] of Object.entries(doc.entity_map)) {
-    const targetEntity = typeof entry === "string" ? entry : entry.target;
-    if (!ENTITY_NAME.test(targetEntity)) {
-      const at =
-        typeof entry === "string" ? ["entity_map", sourceEntity] : ["entity_map", sourceEntity, "target"];
-      problems.add(at, "invalid_entity", `"${targetEntity}" is not a valid entity name`);
-    }
-    states.set(sourceEntity, {
-      sourceEntity,
-      targetEntity,
-      resolver: new SoftIndexResolver(),
-      written: new Map(),
-      steps: [],
-      constants: [],
-      fields: [],
-      mappings: [],
-    });
+): CompiledDocument {
+  const parameters = new Map<string, string | undefined>();
+  for (const [name, p] of Object.entries(doc.parameters ?? {})) {
+    parameters.set(
+      name,
+      options.parameters?.[name] ?? (p.default !== undefined ? String(p.default) : undefined),
+    );
   }
-  const targets = new Set([...states.values()].map((s) => s.targetEntity));
+  const compileTransform = conditionTransforms(doc, problems, options);
+  const cond: Omit<ConditionCompiler, "env"> = { problems, compileTransform };
+
+  const entities = new Map<string, EntityState>();
+  for (const [sourceEntity, entry] of Object.entries(doc.entity_map)) {
+    const groups = readEntityEntry(sourceEntity, entry, problems);
+    const state: EntityState = {
+      sourceEntity,
+      groups,
+      outputs: new Map(),
+      groupWhen: [],
+      groupForEach: [],
+      reads: [],
+    };
+    for (const g of groups) {
+      for (const spec of g.outputs) {
+        if (!ENTITY_NAME.test(spec.target)) {
+          problems.add(
+            typeof entry === "string" ? spec.at : [...spec.at, "target"],
+            "invalid_entity",
+            `"${spec.target}" is not a valid entity name`,
+          );
+        }
+        if (state.outputs.has(spec.name)) continue;
+        const env: GetterEnv = {
+          self: spec.name,
+          parameters,
+          idOf: (name) => idOf(state, spec.forEach, name),
+        };
+        if (spec.forEach !== undefined) env.forEach = spec.forEach;
+        state.outputs.set(spec.name, newOutputState(spec, env));
+      }
+    }
+    entities.set(sourceEntity, state);
+  }
+  const targets = new Set(
+    [...entities.values()].flatMap((e) => [...e.outputs.values()].map((o) => o.spec.target)),
+  );
   for (const entity of Object.keys(doc.constants ?? {})) {
     if (!targets.has(entity)) {
       problems.add(
@@ -93,72 +129,115 @@ export function compileDocument(
       );
     }
   }
-  for (const state of states.values()) compileConstants(doc, state, problems);
-  for (const [key, value] of Object.entries(doc.field_map)) {
-    const entries = Array.isArray(value) ? value : [value];
-    entries.forEach((entry, i) => {
-      const path: KeyPath = Array.isArray(value) ? ["field_map", key, i] : ["field_map", key];
-      compileField(key, entry, path, doc, states, problems, options);
+  for (const e of entities.values()) {
+    for (const o of e.outputs.values()) compileOutputConstants(doc, o, problems);
+    for (const o of e.outputs.values()) compileOutputRules(o, cond, problems);
+    e.groups.forEach((g, i) => {
+      const env: GetterEnv = { parameters };
+      if (g.when !== undefined) {
+        if (g.forEach !== undefined) env.forEach = g.forEach;
+        e.groupWhen[i] = compileCondition(g.when, [...g.at, "when"], { ...cond, env, reads: e.reads });
+      }
+      const forEach = g.forEach ?? (g.choose ? undefined : g.outputs[0]?.forEach);
+      if (forEach !== undefined) {
+        try {
+          e.groupForEach[i] = compileSourceGetter(forEach, { parameters });
+        } catch (err) {
+          if (!(err instanceof PathError)) throw err;
+          const at: KeyPath =
+            g.forEach !== undefined ? [...g.at, "for_each"] : [...(g.outputs[0]?.at ?? g.at), "for_each"];
+          problems.add(at, "invalid_path", err.message);
+        }
+      }
     });
   }
+  for (const [key, value] of Object.entries(doc.field_map)) {
+    const list = Array.isArray(value) ? value : [value];
+    list.forEach((entry, i) => {
+      const at: KeyPath = Array.isArray(value) ? ["field_map", key, i] : ["field_map", key];
+      compileField(key, entry, at, doc, entities, problems, options, cond);
+    });
+  }
+  const allOutputs = [...entities.values()].flatMap((e) => [...e.outputs.values()]);
+  const gather = allOutputs.some((o) => o.spec.doc.into !== undefined)
+    ? compileGatherPlan(allOutputs, problems)
+    : EMPTY_GATHER_PLAN;
+
   const plans = new Map<string, EntityPlan>();
-  for (const s of states.values()) {
-    const mapper = createMapper({
+  for (const e of entities.values()) {
+    const outputs = [...e.outputs.values()];
+    const first = outputs[0];
+    if (!first) continue;
+    const plan: EntityPlan = {
+      sourceEntity: e.sourceEntity,
+      targetEntity: first.spec.target,
+      outputs: outputs.map((o) => ({ name: o.spec.name, key: o.key, targetEntity: o.spec.target })),
+      mapper: buildMapper(doc, e),
+      fields: outputs.flatMap((o) => o.mappings),
+      reads: [...e.reads, ...outputs.flatMap((o) => o.reads)],
+    };
+    plans.set(e.sourceEntity, plan);
+  }
+  return { plans, gather };
+}
+
+function idOf(state: EntityState, forEach: string | undefined, name: string): Getter | string {
+  const other = state.outputs.get(name);
+  if (!other)
+    return `no output of ${state.sourceEntity} is named "${name}" (outputs: ${[...state.outputs.keys()].join(", ")})`;
+  if (other.spec.doc.id === undefined) return `output "${name}" declares no id`;
+  if (other.spec.forEach !== undefined && other.spec.forEach !== forEach) {
+    return `output "${name}" has one id per element of ${other.spec.forEach}, which this output does not iterate`;
+  }
+  // Resolved per record: the id function is compiled with its output, before any field reads it.
+  return (s) => other.id?.(s);
+}
+
+/** A one-to-one entity keeps the plain mapper; anything else gets the entity mapper. */
+function buildMapper(doc: CrossmapDocument, e: EntityState): RecordMapper {
+  const part = (o: OutputState) =>
+    createMapper({
       source: doc.source,
       target: doc.target,
-      sourceEntity: s.sourceEntity,
-      targetEntity: s.targetEntity,
-      constants: s.constants,
-      fields: s.fields,
-      compact: compileCompactor(s.steps),
+      sourceEntity: e.sourceEntity,
+      targetEntity: o.spec.target,
+      constants: o.constants,
+      fields: o.fields,
+      compact: compileCompactor(o.steps),
     });
-    plans.set(s.sourceEntity, {
-      sourceEntity: s.sourceEntity,
-      targetEntity: s.targetEntity,
-      mapper,
-      fields: s.mappings,
-    });
-  }
-  return plans;
-}
-
-/** Reserves a resolved target path for one writer; a second writer of the same path is a load error. */
-function claim(state: EntityState, steps: Step[], owner: string, at: KeyPath, problems: Problems): boolean {
-  const key = stepsToString(steps);
-  const previous = state.written.get(key);
-  if (previous !== undefined) {
-    problems.add(at, "duplicate_target", `${state.targetEntity}.${key} is already written by ${previous}`);
-    return false;
-  }
-  state.written.set(key, owner);
-  state.steps.push(steps);
-  return true;
-}
-
-function compileConstants(doc: CrossmapDocument, state: EntityState, problems: Problems): void {
-  const entry = doc.entity_map[state.sourceEntity];
-  const own = typeof entry === "object" ? (entry.constants ?? {}) : {};
-  const ownLeaves = flattenConstants("", own);
-  const ownPaths = new Set(ownLeaves.map((l) => l.path));
-  const shared = flattenConstants("", doc.constants?.[state.targetEntity] ?? {}).filter(
-    (l) => !ownPaths.has(l.path),
-  );
-  const sources: [typeof shared, KeyPath][] = [
-    [shared, ["constants", state.targetEntity]],
-    [ownLeaves, ["entity_map", state.sourceEntity, "constants"]],
-  ];
-  for (const [leaves, at] of sources) {
-    for (const leaf of leaves) {
-      try {
-        const steps = state.resolver.resolve(leaf.path, parseTargetPath(leaf.path));
-        if (!claim(state, steps, `constant ${leaf.path}`, at, problems)) continue;
-        state.constants.push({ set: compileSetter(steps), value: leaf.value });
-      } catch (err) {
-        if (!(err instanceof PathError)) throw err;
-        problems.add(at, "invalid_path", err.message);
-      }
-    }
-  }
+  const only = e.groups.length === 1 && !e.groups[0]?.choose ? e.groups[0]?.outputs[0] : undefined;
+  const simple =
+    only !== undefined &&
+    e.groups[0]?.when === undefined &&
+    only.forEach === undefined &&
+    Object.keys(only.doc).every((k) => k === "target" || k === "constants" || k === "description");
+  if (simple) return part(e.outputs.get(only.name) as OutputState);
+  const groups: CompiledGroup[] = e.groups.map((g, i) => {
+    const cg: CompiledGroup = {
+      choose: g.choose,
+      outputs: g.outputs.map((spec) => {
+        const o = e.outputs.get(spec.name) as OutputState;
+        const co: CompiledOutput = {
+          key: o.key,
+          name: spec.name,
+          entity: spec.target,
+          build: part(o),
+          dedupe: spec.doc.dedupe === true,
+        };
+        if (o.when) co.when = o.when;
+        if (o.id) co.id = o.id;
+        if (o.gatherKey) co.gatherKey = o.gatherKey;
+        if (o.into) co.into = o.into;
+        return co;
+      }),
+    };
+    const when = e.groupWhen[i];
+    if (when) cg.when = when;
+    const forEach = e.groupForEach[i];
+    if (forEach) cg.forEach = forEach;
+    return cg;
+  });
+  return createEntityMapper({ source: doc.source, target: doc.target, sourceEntity: e.sourceEntity, groups });
 }
 
 function compileField(
@@ -166,9 +245,10 @@ function compileField(
   entry: FieldEntry,
   at: KeyPath,
   doc: CrossmapDocument,
-  states: Map<string, EntityState>,
+  entities: Map<string, EntityState>,
   problems: Problems,
   options: CompileOptions,
+  cond: Omit<ConditionCompiler, "env">,
 ): void {
   const dot = key.indexOf(".");
   if (dot <= 0 || dot === key.length - 1) {
@@ -176,9 +256,9 @@ function compileField(
     return;
   }
   const entity = key.slice(0, dot);
-  const state = states.get(entity);
+  const state = entities.get(entity);
   if (!state) {
-    const known = [...states.keys()].join(", ");
+    const known = [...entities.keys()].join(", ");
     problems.add(
       at,
       "unknown_entity",
@@ -187,121 +267,80 @@ function compileField(
     );
     return;
   }
-  const sources = entry.source === undefined ? [key.slice(dot + 1)] : [entry.source].flat();
-  let get: Getter;
-  try {
-    get = coalesce(sources.map((s) => compileGetter(parseSourcePath(s))));
-  } catch (err) {
-    if (!(err instanceof PathError)) throw err;
-    problems.add(
-      entry.source === undefined ? at : [...at, "source"],
-      "invalid_path",
-      err.message,
-      entry.source === undefined,
-    );
-    return;
-  }
-  if (entry.null_values && entry.null_values.length > 0) get = withNullValues(get, entry.null_values);
-  let steps: Step[];
-  try {
-    const segments = parseTargetPath(entry.target);
-    const head = segments[0];
-    if (head?.name !== state.targetEntity || head.index !== undefined) {
-      problems.add(
-        [...at, "target"],
-        "invalid_target",
-        `target "${entry.target}" must start with ${state.targetEntity} (entity_map: ${entity} -> ${state.targetEntity})`,
-      );
-      return;
-    }
-    if (segments.length < 2) {
-      problems.add(
-        [...at, "target"],
-        "invalid_target",
-        `target "${entry.target}" names no field of ${state.targetEntity}`,
-      );
-      return;
-    }
-    steps = state.resolver.resolve(entry.target, segments.slice(1));
-  } catch (err) {
-    if (!(err instanceof PathError)) throw err;
-    problems.add([...at, "target"], "invalid_path", err.message);
-    return;
-  }
-  if (!claim(state, steps, key, [...at, "target"], problems)) return;
-  const resolved = resolveTransform(entry, at, doc, options.registry, problems);
-  if (!resolved) return;
-  // Paths a transform compiles from its config are recorded, so the report counts those fields as used.
-  const reads: string[] = [];
-  const context: TransformContext = {
-    field: key,
-    sourcePath: sources[0] as string,
-    target: entry.target,
-    compileSourcePath: (p) => {
-      const getter = compileGetter(parseSourcePath(p));
-      if (!sources.includes(p) && !reads.includes(p)) reads.push(p);
-      return getter;
-    },
-    compileRelativePath: (p) => compileGetter(parseSourcePath(p)),
-  };
-  if (options.vocabulary) context.vocabulary = options.vocabulary;
-  if (entry.vocabulary_optional && entry.default === undefined) {
-    problems.add([...at, "vocabulary_optional"], "invalid_config", "vocabulary_optional needs a default");
-    return;
-  }
-  let fn: CompiledField["fn"];
-  try {
-    // Nothing to look up without a vocabulary: the field yields nothing, so its default is written.
-    fn =
-      entry.vocabulary_optional && !options.vocabulary
-        ? () => undefined
-        : resolved.definition.create(resolved.config, context);
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    problems.add([...at, "transform"], "invalid_config", `${resolved.type}: ${message}`);
-    return;
-  }
-  state.fields.push({
-    field: key,
-    target: entry.target,
-    get,
-    fn,
-    acceptsAbsent: resolved.definition.acceptsAbsent === true,
-    required: entry.required === true,
-    ...(entry.default !== undefined ? { fallback: entry.default } : {}),
-    set: compileSetter(steps),
-  });
-  state.mappings.push({
-    key,
-    sourceEntity: entity,
-    sources,
-    reads,
-    target: entry.target,
-    transform: resolved.name,
+  compileFieldEntry(key, entry, at, state.outputs, entity, {
+    doc,
+    registry: options.registry,
+    ...(options.vocabulary ? { vocabulary: options.vocabulary } : {}),
+    problems,
+    cond,
   });
 }
 
-function coalesce(getters: Getter[]): Getter {
-  if (getters.length === 1) return getters[0] as Getter;
-  return (r) => {
-    for (const g of getters) {
-      const v = g(r);
-      if (v !== undefined && v !== null && v !== "") return v;
+/** Transforms inside conditions: a name (built-in, custom or of `transforms`) or an inline `{type, ...}`. */
+function conditionTransforms(
+  doc: CrossmapDocument,
+  problems: Problems,
+  options: CompileOptions,
+): TransformCompiler {
+  return (transform, config, sourcePath, at, env) => {
+    let create: () => (v: unknown, r: Record<string, unknown>) => unknown;
+    const context: TransformContext = {
+      field: "when",
+      sourcePath,
+      target: "",
+      compileSourcePath: (p) => compileSourceGetter(p, env),
+      compileRelativePath: (p) => compileSourceGetter(p),
+    };
+    if (options.vocabulary) context.vocabulary = options.vocabulary;
+    if (config !== undefined && (config === null || typeof config !== "object" || Array.isArray(config))) {
+      problems.add([...at, "config"], "invalid_condition", "config is a map of settings");
+      return undefined;
     }
-    return undefined;
-  };
-}
-
-function withNullValues(get: Getter, values: readonly (string | number | boolean)[]): Getter {
-  const nulls = new Set(values.map(String));
-  return (r) => {
-    const v = get(r);
-    return (typeof v === "string" ||
-      typeof v === "number" ||
-      typeof v === "bigint" ||
-      typeof v === "boolean") &&
-      nulls.has(String(v))
-      ? undefined
-      : v;
+    if (typeof transform === "string") {
+      const entry = {
+        target: "",
+        transform,
+        ...(config ? { config: config as Record<string, unknown> } : {}),
+      };
+      const resolved = resolveTransform(entry as FieldEntry, at, doc, options.registry, problems);
+      if (!resolved) return undefined;
+      create = () => resolved.definition.create(resolved.config, context);
+    } else if (
+      transform !== null &&
+      typeof transform === "object" &&
+      typeof (transform as { type?: unknown }).type === "string"
+    ) {
+      const { type, ...settings } = transform as { type: string } & Record<string, unknown>;
+      const definition = options.registry.get(type);
+      if (!definition) {
+        problems.add([...at, "transform", "type"], "unknown_transform", `unknown transform type "${type}"`);
+        return undefined;
+      }
+      let cfg: Record<string, unknown> = { ...settings, ...((config as Record<string, unknown>) ?? {}) };
+      if (definition.config) {
+        const parsed = definition.config.safeParse(cfg);
+        if (!parsed.success) {
+          addZodIssues(problems, [...at, "transform"], parsed.error);
+          return undefined;
+        }
+        cfg = parsed.data;
+      }
+      create = () => definition.create(cfg, context);
+    } else {
+      problems.add(
+        [...at, "transform"],
+        "invalid_condition",
+        "transform is a transform name or {type: ..., settings}",
+      );
+      return undefined;
+    }
+    try {
+      return create();
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (!options.vocabulary && /vocabulary/i.test(message)) return "no_vocabulary";
+      problems.add([...at, "transform"], "invalid_condition", message);
+      return undefined;
+    }
   };
 }

@@ -1,6 +1,7 @@
 // A loaded, fully compiled crossmap: its metadata and one ready RecordMapper per source entity.
 import { AppError } from "../errors.js";
-import type { EntityPlan, FieldMapping } from "./compile.js";
+import type { EntityPlan, FieldMapping, OutputInfo } from "./compile.js";
+import { EMPTY_GATHER_PLAN, type GatherPlan } from "./gather.js";
 import type { CrossmapDocument } from "./schema.js";
 import type { RecordMapper } from "./types.js";
 
@@ -10,6 +11,8 @@ export class Crossmap {
     private readonly plans: ReadonlyMap<string, EntityPlan>,
     /** The file it was loaded from, when it came from one. */
     readonly file?: string,
+    /** Which outputs gather into which (empty for crossmaps that gather nothing). */
+    readonly gatherPlan: GatherPlan = EMPTY_GATHER_PLAN,
   ) {}
 
   get source(): string {
@@ -29,8 +32,19 @@ export class Crossmap {
     return this.plans.has(sourceEntity);
   }
 
+  /** The target entity of the entity's first output (its only one, in the spec's form). */
   targetEntity(sourceEntity: string): string {
     return this.plan(sourceEntity).targetEntity;
+  }
+
+  /** Every output a record of the entity may produce, in document order. */
+  outputs(sourceEntity: string): OutputInfo[] {
+    return this.plan(sourceEntity).outputs;
+  }
+
+  /** Whether any output gathers records into another. */
+  get gathers(): boolean {
+    return this.gatherPlan.rules.size > 0;
   }
 
   mapper(sourceEntity: string): RecordMapper {
@@ -40,6 +54,13 @@ export class Crossmap {
   /** Every compiled field mapping, in document order. */
   fieldMappings(): FieldMapping[] {
     return [...this.plans.values()].flatMap((p) => p.fields);
+  }
+
+  /** Source paths read by conditions and keys, per source entity (beyond the field mappings' sources). */
+  conditionReads(): { sourceEntity: string; path: string }[] {
+    return [...this.plans.values()].flatMap((p) =>
+      p.reads.map((path) => ({ sourceEntity: p.sourceEntity, path })),
+    );
   }
 
   private plan(sourceEntity: string): EntityPlan {

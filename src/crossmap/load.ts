@@ -8,7 +8,7 @@ import type { VocabularyBridge } from "../vocab/bridge.js";
 import { compileDocument } from "./compile.js";
 import { Crossmap } from "./crossmap.js";
 import { locate } from "./locate.js";
-import { type KeyPath, Problems } from "./problems.js";
+import { addZodIssues, type KeyPath, Problems } from "./problems.js";
 import { salvage } from "./salvage.js";
 import { type CrossmapDocument, CrossmapDocumentSchema } from "./schema.js";
 import { loadStandard } from "./standards.js";
@@ -25,6 +25,8 @@ export interface LoadOptions {
    * (warnings, located like errors). Off when absent: built-in crossmaps are checked by the test suite.
    */
   warnings?: Problem[];
+  /** Values for the crossmap's `parameters` (`--param name=value`); unknown names are checked by the caller. */
+  parameters?: Readonly<Record<string, string>>;
 }
 
 /** Everything wrong with one crossmap text, found in one pass. */
@@ -70,26 +72,17 @@ export function analyseCrossmap(
   const parsed = CrossmapDocumentSchema.safeParse(raw);
   if (parsed.success) doc = parsed.data;
   else {
-    for (const iss of parsed.error.issues) {
-      const path = iss.path.map((p) => (typeof p === "symbol" ? String(p) : p));
-      if (iss.code === "unrecognized_keys") {
-        for (const k of iss.keys) problems.add([...path, k], "unknown_key", `unknown key "${k}"`, true);
-      } else if (iss.code === "invalid_type" && /received undefined/.test(iss.message)) {
-        const name = path.length > 0 ? `"${String(path[path.length - 1])}"` : "document";
-        problems.add(path, "missing_key", `${name} is required`);
-      } else {
-        problems.add(path, "invalid_value", iss.message);
-      }
-    }
+    addZodIssues(problems, [], parsed.error);
     const rest = CrossmapDocumentSchema.safeParse(salvage(raw, parsed.error.issues));
     if (rest.success) doc = rest.data;
   }
   if (doc === undefined) return result();
-  const plans = compileDocument(doc, problems, {
+  const compiled = compileDocument(doc, problems, {
     registry: options.transforms ?? builtinTransforms(),
     ...(options.vocabulary ? { vocabulary: options.vocabulary } : {}),
+    ...(options.parameters ? { parameters: options.parameters } : {}),
   });
-  const crossmap = new Crossmap(doc, plans, options.file);
+  const crossmap = new Crossmap(doc, compiled.plans, options.file, compiled.gather);
   if (options.standards) {
     const reads = new Map<string, string[]>();
     for (const f of crossmap.fieldMappings()) reads.set(f.key, [...(reads.get(f.key) ?? []), ...f.reads]);

@@ -12,6 +12,8 @@ export interface CompiledField {
   required: boolean;
   /** The entry's `default`: written when the field yields nothing. */
   fallback?: string | number | boolean;
+  /** The entry's `when`: the field is read only when it holds. */
+  when?: (record: SourceRecord) => boolean;
   set: Setter;
 }
 
@@ -65,6 +67,8 @@ export function createMapper(parts: MapperParts): RecordMapper {
   const { constants, fields, compact } = parts;
   const nc = constants.length;
   const nf = fields.length;
+  // A constant per mapper: entities without conditional fields never look at `when`.
+  const anyWhen = fields.some((f) => f.when !== undefined);
   return {
     source: parts.source,
     target: parts.target,
@@ -79,6 +83,7 @@ export function createMapper(parts: MapperParts): RecordMapper {
       }
       for (let i = 0; i < nf; i++) {
         const f = fields[i] as CompiledField;
+        if (anyWhen && f.when !== undefined && !f.when(record)) continue;
         const v = f.get(record);
         let r: unknown;
         if (isAbsent(v)) {

@@ -1,4 +1,5 @@
 // Collects every load problem of one document, each located in the YAML source, then throws them together.
+import type { z } from "zod";
 import { AppError, type Problem } from "../errors.js";
 
 export type KeyPath = (string | number)[];
@@ -72,4 +73,19 @@ function distance(a: string, b: string): number {
     }
   }
   return row[b.length] as number;
+}
+
+/** Adds every issue of a failed zod parse, located under `base`: unknown keys at the key, missing keys by name. */
+export function addZodIssues(problems: Problems, base: KeyPath, error: z.ZodError): void {
+  for (const iss of error.issues) {
+    const path = [...base, ...iss.path.map((p) => (typeof p === "symbol" ? String(p) : p))];
+    if (iss.code === "unrecognized_keys") {
+      for (const k of iss.keys) problems.add([...path, k], "unknown_key", `unknown key "${k}"`, true);
+    } else if (iss.code === "invalid_type" && /received undefined/.test(iss.message)) {
+      const name = path.length > 0 ? `"${String(path[path.length - 1])}"` : "document";
+      problems.add(path, "missing_key", `${name} is required`);
+    } else {
+      problems.add(path, "invalid_value", iss.message);
+    }
+  }
 }

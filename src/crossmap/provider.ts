@@ -39,9 +39,12 @@ export class CrossmapProvider {
     return this.catalog;
   }
 
-  /** The built-in crossmap for a pair, compiled on first use; 404 naming both standards when there is none. */
-  builtin(source: string, target: string): ProvidedCrossmap {
-    const key = `${source}\0${target}`;
+  /**
+   * The built-in crossmap for a pair, compiled on first use (per set of parameter values); 404 naming both
+   * standards when there is none.
+   */
+  builtin(source: string, target: string, parameters?: Readonly<Record<string, string>>): ProvidedCrossmap {
+    const key = `${source}\0${target}\0${paramKey(parameters)}`;
     const cached = this.builtins.get(key);
     if (cached) return cached;
     const entry = this.catalog.find((e) => e.source === source && e.target === target);
@@ -50,20 +53,25 @@ export class CrossmapProvider {
       throw new AppError(404, "unknown_pair", `No crossmap from ${source} to ${target}. Available: ${pairs}`);
     }
     const crossmap = parseCrossmap(readFileSync(entry.path, "utf8"), {
-      ...this.loadOptions(),
+      ...this.loadOptions(parameters),
       file: entry.file,
     });
+    checkParameters(crossmap, parameters);
     const provided = { crossmap, file: entry.file };
+    // Parameter values come from callers: keep a bounded number of compiled variants besides the defaults.
+    if (parameters && this.builtins.size >= 64 + this.catalog.length)
+      this.builtins.delete(this.builtins.keys().next().value as string);
     this.builtins.set(key, provided);
     return provided;
   }
 
   /** A caller-supplied YAML document; load problems are a 422 AppError located in that document. */
-  fromText(text: string, name = "crossmap"): ProvidedCrossmap {
-    const key = createHash("sha256").update(text).digest("hex");
+  fromText(text: string, name = "crossmap", parameters?: Readonly<Record<string, string>>): ProvidedCrossmap {
+    const key = createHash("sha256").update(text).update("\0").update(paramKey(parameters)).digest("hex");
     let crossmap = this.texts.get(key);
     if (!crossmap) {
-      crossmap = parseCrossmap(text, { ...this.loadOptions(), file: name });
+      crossmap = parseCrossmap(text, { ...this.loadOptions(parameters), file: name });
+      checkParameters(crossmap, parameters);
       const limit = this.options.textCacheSize ?? 32;
       if (this.texts.size >= limit) this.texts.delete(this.texts.keys().next().value as string);
       this.texts.set(key, crossmap);
@@ -71,10 +79,36 @@ export class CrossmapProvider {
     return { crossmap, file: null };
   }
 
-  private loadOptions() {
+  private loadOptions(parameters?: Readonly<Record<string, string>>) {
     return {
       transforms: this.options.transforms ?? builtinTransforms(),
       ...(this.options.vocabulary ? { vocabulary: this.options.vocabulary } : {}),
+      ...(parameters ? { parameters } : {}),
     };
   }
+}
+
+const paramKey = (p: Readonly<Record<string, string>> | undefined): string =>
+  p ? JSON.stringify(Object.entries(p).sort(([a], [b]) => (a < b ? -1 : 1))) : "";
+
+/** Given parameters are declared, and every declared one without a default is given: else a 422 on `parameters`. */
+function checkParameters(crossmap: Crossmap, given: Readonly<Record<string, string>> = {}): void {
+  const declared = crossmap.document.parameters ?? {};
+  const problems = [
+    ...Object.keys(given)
+      .filter((k) => !(k in declared))
+      .map((k) => ({
+        path: ["parameters", k],
+        code: "unknown_parameter",
+        message: `the crossmap has no parameter "${k}"`,
+      })),
+    ...Object.entries(declared)
+      .filter(([k, p]) => p.default === undefined && given[k] === undefined)
+      .map(([k]) => ({
+        path: ["parameters", k],
+        code: "missing",
+        message: `parameter "${k}" has no default and must be given`,
+      })),
+  ];
+  if (problems.length > 0) throw new AppError(422, "invalid_parameters", "invalid parameters", problems);
 }

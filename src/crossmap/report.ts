@@ -23,19 +23,25 @@ export function mappingReport(
   definitions: { source?: StandardDefinition; target?: StandardDefinition } = {},
 ): MappingReport {
   const fields = crossmap.fieldMappings();
-  const entityMappings = crossmap
-    .entities()
-    .map((e) => ({ source_entity: e, target_entity: crossmap.targetEntity(e) }));
+  // One row per output: a source entity that routes or fans out maps to several target entities.
+  const entityMappings = crossmap.entities().flatMap((e) => {
+    const seen = new Set<string>();
+    return crossmap
+      .outputs(e)
+      .filter((o) => !seen.has(o.targetEntity) && seen.add(o.targetEntity))
+      .map((o) => ({ source_entity: e, target_entity: o.targetEntity }));
+  });
   const usedSource = new Set(
     fields.flatMap((f) => [...f.sources, ...f.reads].map((s) => `${f.sourceEntity}.${head(s)}`)),
   );
-  const usedTarget = new Set(fields.map((f) => f.target.split(".").slice(0, 2).map(head).join(".")));
+  for (const r of crossmap.conditionReads()) usedSource.add(`${r.sourceEntity}.${head(r.path)}`);
+  const usedTarget = new Set(fields.map((f) => `${f.targetEntity}.${head(f.target.split(".")[1] ?? "")}`));
   for (const c of crossmap.document.constants ? Object.entries(crossmap.document.constants) : []) {
     for (const path of Object.keys(c[1])) usedTarget.add(`${c[0]}.${head(path)}`);
   }
   for (const entry of Object.values(crossmap.document.entity_map)) {
-    if (typeof entry === "object" && entry.constants) {
-      for (const path of Object.keys(entry.constants)) usedTarget.add(`${entry.target}.${head(path)}`);
+    for (const o of outputDocs(entry)) {
+      for (const path of Object.keys(o.constants ?? {})) usedTarget.add(`${o.target}.${head(path)}`);
     }
   }
   const unmapped = (def: StandardDefinition | undefined, entities: string[], used: Set<string>): string[] => {
@@ -63,4 +69,17 @@ export function mappingReport(
     ),
     definitions: { source: definitions.source !== undefined, target: definitions.target !== undefined },
   };
+}
+
+/** The output objects written in one entity_map value (any of its forms). */
+function outputDocs(entry: unknown): { target: string; constants?: Record<string, unknown> }[] {
+  const items = Array.isArray(entry) ? entry : [entry];
+  return items.flatMap((x) => {
+    if (x === null || typeof x !== "object") return [];
+    const o = x as { choose?: unknown; target?: unknown; constants?: Record<string, unknown> };
+    if (Array.isArray(o.choose)) return outputDocs(o.choose);
+    return typeof o.target === "string"
+      ? [{ target: o.target, ...(o.constants ? { constants: o.constants } : {}) }]
+      : [];
+  });
 }

@@ -5,8 +5,13 @@ const pathString = z.string().min(1);
 
 export const FieldEntrySchema = z
   .object({
-    /** `<TargetEntity>.<path>`, e.g. `Patient.identifier[+].value`. */
-    target: pathString,
+    /**
+     * `<output>.<path>`, e.g. `Patient.identifier[+].value` (an output is named after its target entity
+     * unless it has a `name`); a list writes the same value into several outputs.
+     */
+    target: z.union([pathString, z.array(pathString).min(1)]),
+    /** A condition on the record (see conditions.ts): the field is read only when it holds. */
+    when: z.unknown().optional(),
     /** A built-in or custom transform name, or a key of `transforms`. Default: passthrough. */
     transform: z.string().min(1).optional(),
     config: z.record(z.string(), z.unknown()).optional(),
@@ -32,17 +37,73 @@ export const FieldEntrySchema = z
   })
   .strict();
 
+const paths = z.union([pathString, z.array(pathString).min(1)]);
+
+/** How an output's id is derived: a pure function of these values, the salt and the element index. */
+export const IdRuleSchema = z
+  .object({
+    source: paths,
+    salt: z.string().optional(),
+    format: z.enum(["uuid", "integer", "text"]).optional(),
+  })
+  .strict();
+
+/** Gathering a record into a parent record whose `key` equals this record's `key`. */
+export const IntoRuleSchema = z
+  .object({
+    parent: z.string().min(1),
+    key: paths,
+    at: pathString,
+    value: pathString.optional(),
+    join: z.string().optional(),
+    encode: z.enum(["base64"]).optional(),
+  })
+  .strict();
+
+/** One target record a source record may produce. */
+export const OutputSchema = z
+  .object({
+    target: z.string().min(1),
+    name: z.string().min(1).optional(),
+    /** Target path (relative to the entity) -> constant written into every record of this output. */
+    constants: z.record(z.string(), z.unknown()).optional(),
+    when: z.unknown().optional(),
+    for_each: pathString.optional(),
+    id: IdRuleSchema.optional(),
+    key: paths.optional(),
+    into: z.union([IntoRuleSchema, z.array(IntoRuleSchema).min(1)]).optional(),
+    dedupe: z.boolean().optional(),
+    description: z.string().optional(),
+  })
+  .strict();
+
+/** Routing: the first alternative whose `when` holds (one without `when`, last, is the default). */
+export const ChooseSchema = z
+  .object({
+    choose: z.array(OutputSchema).min(1),
+    when: z.unknown().optional(),
+    for_each: pathString.optional(),
+    description: z.string().optional(),
+  })
+  .strict();
+
+/**
+ * A source entity's value in `entity_map`: a target entity name (the spec's form), one output, or a list of
+ * outputs and `choose` groups. Outputs are checked one by one when compiling (outputs.ts), so every problem
+ * is located at its own key rather than reported as "no alternative of a union matched".
+ */
 export const EntityEntrySchema = z.union([
   z.string().min(1),
-  z
-    .object({
-      target: z.string().min(1),
-      /** Target path (relative to the entity) -> constant written into every record of this entity. */
-      constants: z.record(z.string(), z.unknown()).optional(),
-      description: z.string().optional(),
-    })
-    .strict(),
+  z.record(z.string(), z.unknown()),
+  z.array(z.unknown()).min(1),
 ]);
+
+export const ParameterSchema = z
+  .object({
+    default: z.union([z.string(), z.number(), z.boolean()]).optional(),
+    description: z.string().optional(),
+  })
+  .strict();
 
 export const NamedTransformSchema = z.looseObject({ type: z.string().min(1) });
 
@@ -59,9 +120,15 @@ export const CrossmapDocumentSchema = z
     transforms: z.record(z.string(), NamedTransformSchema).optional(),
     /** Target entity -> (path -> constant), applied to every source entity mapped to that target. */
     constants: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+    /** Values a run sets (`--param name=value`), read as `$param.<name>`. */
+    parameters: z.record(z.string(), ParameterSchema).optional(),
   })
   .strict();
 
 export type FieldEntry = z.infer<typeof FieldEntrySchema>;
 export type EntityEntry = z.infer<typeof EntityEntrySchema>;
+export type OutputDocument = z.infer<typeof OutputSchema>;
+export type ChooseDocument = z.infer<typeof ChooseSchema>;
+export type IdRule = z.infer<typeof IdRuleSchema>;
+export type IntoRule = z.infer<typeof IntoRuleSchema>;
 export type CrossmapDocument = z.infer<typeof CrossmapDocumentSchema>;

@@ -45,12 +45,46 @@ export interface MapResult {
   issues: readonly MappingIssue[];
 }
 
+/** One target record a source record produced. */
+export interface MapOutput {
+  /** The output's key: `<source entity>.<output name>`. */
+  output: string;
+  /** Its target entity (the per-entity file it goes to). */
+  entity: string;
+  value: TargetRecord;
+  /** The derived id, when the output declares `id`. */
+  id?: string | number | bigint;
+  /** Its gathering key, when other outputs gather into it. */
+  key?: string;
+  /** Where it is gathered: the index of the `into` rule that applied, and the parent's key. */
+  into?: { rule: number; key: string };
+  /** The output asks for one record per id within a unit (an HL7 v2 message). */
+  dedupe?: true;
+}
+
+export interface MapAllResult {
+  /** In document order: groups in entity_map order, for_each elements in list order. */
+  outputs: MapOutput[];
+  issues: readonly MappingIssue[];
+}
+
 /** A compiled source entity -> target entity mapping: a chain of closures, nothing resolved per record. */
 export interface RecordMapper {
   readonly source: string;
   readonly target: string;
   readonly sourceEntity: string;
+  /** The first output's target entity (the only one, for the spec's one-to-one form). */
   readonly targetEntity: string;
-  /** Maps one record. Never throws for bad values; those become issues. */
+  /**
+   * Maps one record to its first output's record (an empty object when it produced none). Never throws for
+   * bad values; those become issues.
+   */
   map(record: SourceRecord, position?: Position): MapResult;
+  /**
+   * True when a record may produce other than exactly one record of `targetEntity` (several outputs,
+   * conditions, for_each, ids, gathering): callers must use `mapAll`.
+   */
+  readonly multi?: boolean;
+  /** Every record the source record produced. */
+  mapAll?(record: SourceRecord, position?: Position): MapAllResult;
 }

@@ -165,13 +165,22 @@ describe("the compiled mapper", () => {
       `source: s\ntarget: t\nentity_map: {e: T}\nfield_map:\n  e.a: {target: T.a, transform: str}\n  e.b: {target: T.b, source: [x, y]}\n  e.c: {target: T.c, transform: dv_coded_text, config: {terminology_id: X, display_field: d}}\n`,
     );
     expect(cm.fieldMappings()).toEqual([
-      { key: "e.a", sourceEntity: "e", sources: ["a"], reads: [], target: "T.a", transform: "str" },
+      {
+        key: "e.a",
+        sourceEntity: "e",
+        sources: ["a"],
+        reads: [],
+        target: "T.a",
+        targetEntity: "T",
+        transform: "str",
+      },
       {
         key: "e.b",
         sourceEntity: "e",
         sources: ["x", "y"],
         reads: [],
         target: "T.b",
+        targetEntity: "T",
         transform: "passthrough",
       },
       {
@@ -180,6 +189,7 @@ describe("the compiled mapper", () => {
         sources: ["c"],
         reads: ["d"],
         target: "T.c",
+        targetEntity: "T",
         transform: "dv_coded_text",
       },
     ]);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { mapBatch } from "../../src/crossmap/batch.js";
 import { CrossmapProvider } from "../../src/crossmap/provider.js";
+import type { TargetRecord } from "../../src/crossmap/types.js";
 import type { AppError } from "../../src/errors.js";
 
 describe("CrossmapProvider", () => {
@@ -48,7 +49,7 @@ describe("mapBatch", () => {
       { person_id: 1741351032930224901n, gender_concept_id: 8532 },
     ]);
     expect(r.targetEntity).toBe("Patient");
-    expect(r.results.map((x) => [x.id, x.gender])).toEqual([
+    expect(r.results.map((x) => [(x as TargetRecord).id, (x as TargetRecord).gender])).toEqual([
       ["1", "male"],
       ["2", undefined],
       ["1741351032930224901", "female"],

@@ -1,0 +1,125 @@
+// Reads one entity_map value into the outputs a source record may produce, grouped as the document groups
+// them (a single output, or a `choose` group), each located in the document for its problems.
+import { addZodIssues, type KeyPath, type Problems } from "./problems.js";
+import { ChooseSchema, type OutputDocument, OutputSchema } from "./schema.js";
+
+export interface OutputSpec {
+  sourceEntity: string;
+  name: string;
+  target: string;
+  doc: OutputDocument;
+  /** Where the output is written in the document. */
+  at: KeyPath;
+  /** The `for_each` path in effect: the output's own or its group's. */
+  forEach?: string;
+  group: GroupSpec;
+}
+
+export interface GroupSpec {
+  choose: boolean;
+  outputs: OutputSpec[];
+  when?: unknown;
+  forEach?: string;
+  at: KeyPath;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
+
+export function readEntityEntry(sourceEntity: string, entry: unknown, problems: Problems): GroupSpec[] {
+  const base: KeyPath = ["entity_map", sourceEntity];
+  const groups: GroupSpec[] = [];
+  const items: [unknown, KeyPath][] = Array.isArray(entry)
+    ? entry.map((x, i) => [x, [...base, i]])
+    : [[entry, base]];
+  for (const [item, at] of items) {
+    const group =
+      isObject(item) && "choose" in item ? readChoose(item, at, problems) : readSingle(item, at, problems);
+    if (group) groups.push(group);
+  }
+  const seen = new Map<string, OutputSpec>();
+  for (const g of groups) {
+    for (const o of g.outputs) {
+      o.sourceEntity = sourceEntity;
+      const first = seen.get(o.name);
+      if (first) {
+        problems.add(
+          o.doc.name !== undefined ? [...o.at, "name"] : o.at,
+          "duplicate_output",
+          `${sourceEntity} already has an output named "${o.name}"; give this one a distinct "name"`,
+        );
+      } else seen.set(o.name, o);
+    }
+  }
+  return groups;
+}
+
+function readSingle(item: unknown, at: KeyPath, problems: Problems): GroupSpec | undefined {
+  if (typeof item === "string") {
+    if (item === "") {
+      problems.add(at, "invalid_value", "a target entity name is required");
+      return undefined;
+    }
+    const group: GroupSpec = { choose: false, outputs: [], at };
+    group.outputs.push({ sourceEntity: "", name: item, target: item, doc: { target: item }, at, group });
+    return group;
+  }
+  const parsed = OutputSchema.safeParse(item);
+  if (!parsed.success) {
+    addZodIssues(problems, at, parsed.error);
+    return undefined;
+  }
+  const doc = parsed.data;
+  const group: GroupSpec = { choose: false, outputs: [], at };
+  const out: OutputSpec = {
+    sourceEntity: "",
+    name: doc.name ?? doc.target,
+    target: doc.target,
+    doc,
+    at,
+    group,
+  };
+  if (doc.for_each !== undefined) out.forEach = doc.for_each;
+  group.outputs.push(out);
+  return group;
+}
+
+function readChoose(item: Record<string, unknown>, at: KeyPath, problems: Problems): GroupSpec | undefined {
+  const parsed = ChooseSchema.safeParse(item);
+  if (!parsed.success) {
+    addZodIssues(problems, at, parsed.error);
+    return undefined;
+  }
+  const doc = parsed.data;
+  const group: GroupSpec = { choose: true, outputs: [], at };
+  if (doc.when !== undefined) group.when = doc.when;
+  if (doc.for_each !== undefined) group.forEach = doc.for_each;
+  doc.choose.forEach((alt, i) => {
+    const altAt = [...at, "choose", i];
+    if (alt.for_each !== undefined) {
+      problems.add(
+        [...altAt, "for_each"],
+        "invalid_route",
+        "an alternative of choose cannot have its own for_each; put for_each on the choose group",
+      );
+    }
+    if (alt.when === undefined && i < doc.choose.length - 1) {
+      problems.add(
+        altAt,
+        "invalid_route",
+        "an alternative without `when` is the default and must come last (the ones after it could never be chosen)",
+      );
+    }
+    const out: OutputSpec = {
+      sourceEntity: "",
+      name: alt.name ?? alt.target,
+      target: alt.target,
+      doc: alt,
+      at: altAt,
+      group,
+    };
+    if (doc.for_each !== undefined) out.forEach = doc.for_each;
+    group.outputs.push(out);
+  });
+  return group;
+}
