@@ -4,6 +4,7 @@ import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { Option } from "commander";
 import { AppError, formatProblem, type Problem } from "../errors.js";
+import type { GatherMode } from "../pipeline/gatherer.js";
 import { defaultsToEr7 } from "../pipeline/hl7v2/detect.js";
 import { type InputPlan, resolveInputs } from "../pipeline/inputs.js";
 import { catchInterrupt, type Interrupt, signalExitCode } from "../pipeline/interrupt.js";
@@ -39,6 +40,9 @@ interface MapFlags {
   summary?: string;
   quiet?: boolean;
   maxRecordBytes: number;
+  param?: Record<string, string>;
+  gather: GatherMode;
+  gatherMemory?: number;
 }
 
 export function registerMap(program: Command): void {
@@ -93,6 +97,20 @@ export function registerMap(program: Command): void {
     .option("--errors <file>", "write every issue as NDJSON to this file")
     .option("--summary <file>", "write the run summary as JSON to this file")
     .option("-q, --quiet", "no progress and no summary line on stderr")
+    .option("--param <name=value>", "set a parameter the crossmap declares (repeatable)", collectParam)
+    .addOption(
+      new Option(
+        "--gather <mode>",
+        "when records gathered into a parent are complete: at the end of the run (any input order), or when the input moves to another key (input grouped by key)",
+      )
+        .choices(["run", "contiguous"])
+        .default("run"),
+    )
+    .option(
+      "--gather-memory <MB>",
+      "megabytes of records held for gathering before they are spilled to temporary files (default 256)",
+      parseMegabytes,
+    )
     .action(async (files: string[], flags: MapFlags) => {
       process.exitCode = await mapCommand(files, flags);
     });
@@ -107,6 +125,7 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
     crossmaps: flags.crossmap ?? [],
     transforms: flags.transforms,
     vocab: flags.vocab,
+    ...(flags.param ? { parameters: flags.param } : {}),
   });
   const warnings: Problem[] = [];
   const plan = await loadPlan(spec, warnings);
@@ -168,6 +187,8 @@ async function runAndReport(
     stderr,
     progress: !flags.quiet && stderr.isTTY === true,
     interrupt,
+    gather: flags.gather,
+    ...(flags.gatherMemory !== undefined ? { gatherMemory: flags.gatherMemory } : {}),
   });
   if (summaryFile) {
     await summaryFile.writeFile(`${JSON.stringify(summary, null, 2)}\n`);
@@ -194,6 +215,19 @@ async function runAndReport(
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
+}
+
+function collectParam(value: string, previous: Record<string, string> | undefined): Record<string, string> {
+  const eq = value.indexOf("=");
+  if (eq <= 0) throw usage(`--param takes name=value, got "${value}"`);
+  return { ...(previous ?? {}), [value.slice(0, eq)]: value.slice(eq + 1) };
+}
+
+function parseMegabytes(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 1)
+    throw usage(`--gather-memory must be a number of megabytes (at least 1), got "${value}"`);
+  return Math.round(n * 1024 * 1024);
 }
 
 function parseWorkers(value: string): number {

@@ -18,6 +18,8 @@ export interface PlanSpec {
   /** Standards the user asked for, checked against the loaded crossmaps. */
   from?: string;
   to?: string;
+  /** Values of the crossmaps' parameters (`--param name=value`). */
+  parameters?: Record<string, string>;
 }
 
 export interface PlanFlags {
@@ -27,6 +29,7 @@ export interface PlanFlags {
   crossmaps: string[];
   transforms: string | undefined;
   vocab: string | undefined;
+  parameters?: Record<string, string>;
 }
 
 /** Turns the command line's choice of crossmaps into file paths (built-in ones from the catalog). */
@@ -61,6 +64,7 @@ export async function resolvePlanSpec(flags: PlanFlags): Promise<PlanSpec> {
   if (flags.vocab) spec.vocab = resolve(flags.vocab);
   if (flags.from) spec.from = flags.from;
   if (flags.to) spec.to = flags.to;
+  if (flags.parameters && Object.keys(flags.parameters).length > 0) spec.parameters = flags.parameters;
   return spec;
 }
 
@@ -95,7 +99,11 @@ export async function loadPlan(spec: PlanSpec, warnings?: Problem[]): Promise<Ma
     : undefined;
   const legs = [];
   for (const file of spec.crossmaps) {
-    const options = { transforms, ...(vocabulary ? { vocabulary } : {}) };
+    const options = {
+      transforms,
+      ...(vocabulary ? { vocabulary } : {}),
+      ...(spec.parameters ? { parameters: spec.parameters } : {}),
+    };
     if (resolve(file).startsWith(resolve(BUILTIN_DIR) + sep)) {
       legs.push(await loadBuiltinCrossmap(file, options));
       continue;
@@ -104,6 +112,10 @@ export async function loadPlan(spec: PlanSpec, warnings?: Problem[]): Promise<Ma
     const { loadCrossmapFile } = await import("../crossmap/load.js");
     legs.push(await loadCrossmapFile(file, { ...options, ...(warnings ? { warnings } : {}) }));
   }
+  checkParameters(
+    legs.map((l) => l.document.parameters ?? {}),
+    spec.parameters ?? {},
+  );
   const plan = composePlan(legs);
   if ((spec.from && spec.from !== plan.source) || (spec.to && spec.to !== plan.target)) {
     throw new AppError(
@@ -113,4 +125,32 @@ export async function loadPlan(spec: PlanSpec, warnings?: Problem[]): Promise<Ma
     );
   }
   return plan;
+}
+
+/** Every given parameter is declared by some leg, and every declared one without a default is given. */
+function checkParameters(
+  declared: Record<string, { default?: unknown }>[],
+  given: Record<string, string>,
+): void {
+  const all = new Map<string, { default?: unknown }>();
+  for (const d of declared) for (const [k, v] of Object.entries(d)) all.set(k, v);
+  for (const name of Object.keys(given)) {
+    if (!all.has(name)) {
+      const known = [...all.keys()];
+      throw new AppError(
+        400,
+        "usage",
+        `--param ${name}: the crossmap has no parameter "${name}" (${known.length > 0 ? `parameters: ${known.join(", ")}` : "it declares none"})`,
+      );
+    }
+  }
+  for (const [name, p] of all) {
+    if (p.default === undefined && given[name] === undefined) {
+      throw new AppError(
+        400,
+        "usage",
+        `the crossmap needs --param ${name}=VALUE (parameter "${name}" has no default)`,
+      );
+    }
+  }
 }

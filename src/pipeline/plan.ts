@@ -1,6 +1,15 @@
 // The mapping plan: which compiled mapper handles a source entity, with `--via` chaining two crossmaps
 // (A: from -> via, B: via -> to) into one mapper per source entity.
-import type { MappingIssue, MapResult, Position, RecordMapper, SourceRecord } from "../crossmap/types.js";
+import { EMPTY_GATHER_PLAN, type GatherPlan } from "../crossmap/gather.js";
+import type {
+  MapAllResult,
+  MapOutput,
+  MappingIssue,
+  MapResult,
+  Position,
+  RecordMapper,
+  SourceRecord,
+} from "../crossmap/types.js";
 import { AppError } from "../errors.js";
 
 /** What the pipeline needs of a loaded crossmap (the engine's `Crossmap` satisfies it). */
@@ -11,6 +20,8 @@ export interface CrossmapLike {
   entities(): string[];
   targetEntity(sourceEntity: string): string | undefined;
   mapper(sourceEntity: string): RecordMapper;
+  /** Which outputs gather into which; absent or empty when the crossmap gathers nothing. */
+  readonly gatherPlan?: GatherPlan;
 }
 
 /** Maps records of one source entity, through every leg of the plan. */
@@ -18,6 +29,9 @@ export interface EntityMapper {
   readonly sourceEntity: string;
   readonly targetEntity: string;
   map(record: SourceRecord, position?: Position): MapResult;
+  /** True when a record may produce other than exactly one record: use mapAll (see RecordMapper). */
+  readonly multi?: boolean;
+  mapAll?(record: SourceRecord, position?: Position): MapAllResult;
 }
 
 export interface MappingPlan {
@@ -34,6 +48,8 @@ export interface MappingPlan {
   readonly gaps: ReadonlyMap<string, string>;
   /** The entity a file name stands for (`PERSON.csv` -> `person`), compared without case. */
   entityForFileName(fileName: string): string | undefined;
+  /** The last leg's gathering (earlier legs may not gather: their records are mapped on, one by one). */
+  readonly gather: GatherPlan;
 }
 
 /** Chains crossmaps: each leg's target standard must be the next leg's source standard. */
@@ -49,6 +65,15 @@ export function composePlan(legs: readonly CrossmapLike[]): MappingPlan {
         400,
         "invalid_plan",
         `cannot chain crossmaps: ${describe(prev)} ends in ${prev.target} but ${describe(next)} starts from ${next.source}`,
+      );
+    }
+  }
+  for (const leg of legs.slice(0, -1)) {
+    if (leg.gatherPlan && leg.gatherPlan.rules.size > 0) {
+      throw new AppError(
+        400,
+        "invalid_plan",
+        `${describe(leg)} gathers records into others; only the last crossmap of a --via chain may gather`,
       );
     }
   }
@@ -73,6 +98,11 @@ export function composePlan(legs: readonly CrossmapLike[]): MappingPlan {
 
   const build = (entity: string): EntityMapper | undefined => {
     if (!entities.includes(entity) || gaps.has(entity)) return undefined;
+    const multi =
+      legs.length > 1 &&
+      (first.mapper(entity).multi === true ||
+        legs.slice(1).some((l) => l.entities().some((e) => l.mapper(e).multi === true)));
+    if (multi) return multiChain(entity, legs);
     const mappers: RecordMapper[] = [];
     let current = entity;
     for (const leg of legs) {
@@ -96,6 +126,7 @@ export function composePlan(legs: readonly CrossmapLike[]): MappingPlan {
       const base = fileName.replace(/^.*[\\/]/, "").replace(/\..*$/, "");
       return byLowerName.get(base.toLowerCase());
     },
+    gather: last.gatherPlan ?? EMPTY_GATHER_PLAN,
   };
 }
 
@@ -113,6 +144,59 @@ function chain(sourceEntity: string, targetEntity: string, mappers: RecordMapper
           issues = issues.length === 0 ? result.issues : [...issues, ...result.issues];
       }
       return { value, issues };
+    },
+  };
+}
+
+/**
+ * A chain where some leg may produce several records per record: every output of one leg is mapped by the
+ * next leg's mapper for that output's entity. An output the next leg has no mapping for is left out with
+ * an `unknown_entity` issue, and the others go on.
+ */
+function multiChain(sourceEntity: string, legs: readonly CrossmapLike[]): EntityMapper {
+  const firstMapper = legs[0]?.mapper(sourceEntity) as RecordMapper;
+  const all = (m: RecordMapper, r: SourceRecord, p: Position | undefined): MapAllResult =>
+    m.multi && m.mapAll
+      ? m.mapAll(r, p)
+      : ((res) => ({
+          outputs: [
+            { output: `${m.sourceEntity}.${m.targetEntity}`, entity: m.targetEntity, value: res.value },
+          ],
+          issues: res.issues,
+        }))(m.map(r, p));
+  const mapAll = (record: SourceRecord, position?: Position): MapAllResult => {
+    let r = all(firstMapper, record, position);
+    const issues: MappingIssue[] = [...r.issues];
+    for (const leg of legs.slice(1)) {
+      const next: MapOutput[] = [];
+      for (const o of r.outputs) {
+        if (!leg.entities().includes(o.entity)) {
+          issues.push({
+            ...(position !== undefined ? { record: position } : {}),
+            field: sourceEntity,
+            target: o.entity,
+            code: "unknown_entity",
+            severity: "error",
+            message: `${describe(leg)} has no mapping for entity "${o.entity}" (reached from source entity "${sourceEntity}"); that record was left out`,
+          });
+          continue;
+        }
+        const m = all(leg.mapper(o.entity), o.value, position);
+        for (const i of m.issues) issues.push(i);
+        for (const x of m.outputs) next.push(x);
+      }
+      r = { outputs: next, issues };
+    }
+    return { outputs: r.outputs, issues };
+  };
+  return {
+    sourceEntity,
+    targetEntity: firstMapper.targetEntity,
+    multi: true,
+    mapAll,
+    map(record, position) {
+      const r = mapAll(record, position);
+      return { value: r.outputs[0]?.value ?? {}, issues: r.issues };
     },
   };
 }

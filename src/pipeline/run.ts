@@ -5,6 +5,7 @@ import { once } from "node:events";
 import type { WriteStream } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { debugPipeline, formatStats, otherThreadsCpuMs, threadStats } from "./debug.js";
+import { Gatherer, type GatherMode } from "./gatherer.js";
 import { type InputPlan, readInput } from "./inputs.js";
 import type { Interrupt } from "./interrupt.js";
 import { formatIssueLine, issueJsonLine } from "./issues.js";
@@ -55,6 +56,10 @@ export interface MapRunOptions {
   /** When it fires, the run stops and reports what it did (see interrupt.ts). */
   interrupt?: Interrupt;
   workerUrl?: URL;
+  /** How gathering groups are complete: at the end of the run (default) or when the key changes. */
+  gather?: GatherMode;
+  /** Bytes of held records kept in memory before spilling to temporary files (default 256 MB). */
+  gatherMemory?: number;
 }
 
 export interface MapRunOutcome {
@@ -100,12 +105,30 @@ export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
   let issueLines = 0;
   let fatal: RunIssue | undefined;
 
+  const reportIssue = async (issue: RunIssue): Promise<void> => {
+    if (errors) await writeText(errors, issueJsonLine(issue));
+    else if (issueLines++ < maxIssueLines) options.stderr.write(`${formatIssueLine(issue)}\n`);
+  };
+  const gatherIssues: RunIssue[] = [];
+  const gatherer =
+    options.plan.gather.rules.size > 0
+      ? new Gatherer({
+          plan: options.plan.gather,
+          mode: options.gather ?? "run",
+          memoryBytes: options.gatherMemory ?? 256 * 1024 * 1024,
+          perEntity,
+          write: (entity, text) => sink.write(entity, text),
+          issue: async (issue) => {
+            gatherIssues.push({ code: issue.code, severity: issue.severity } as RunIssue);
+            await reportIssue(issue);
+          },
+        })
+      : undefined;
+
   const handle = async (result: BatchResult): Promise<boolean> => {
     for (const [entity, text] of Object.entries(result.output)) await sink.write(entity, text);
-    for (const issue of result.issues) {
-      if (errors) await writeText(errors, issueJsonLine(issue));
-      else if (issueLines++ < maxIssueLines) options.stderr.write(`${formatIssueLine(issue)}\n`);
-    }
+    for (const issue of result.issues) await reportIssue(issue);
+    if (gatherer && result.held) await gatherer.add(result.held);
     counter.add(result);
     progress.records(result.recordsIn);
     fatal = result.fatal;
@@ -170,9 +193,14 @@ export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
         const result = await race(inflight.shift()!);
         if (result === STOPPED || !(await handle(result))) return false;
       }
+      if (gatherer) {
+        const counts = await gatherer.finish();
+        counter.addGathered(counts.written, counts.orphans, gatherIssues);
+      }
       return true;
     })();
   } catch (err) {
+    await gatherer?.abort().catch(() => {});
     await sink.abort().catch(() => {});
     throw err;
   } finally {
@@ -184,7 +212,10 @@ export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
     }
   }
   if (completed) await sink.commit();
-  else await sink.abort();
+  else {
+    await gatherer?.abort();
+    await sink.abort();
+  }
   const summary = counter.finish(completed);
   if (stop?.signal) summary.interrupted = stop.signal;
   if (debugPipeline) reportThreads(options.stderr, processor, summary.records_in);

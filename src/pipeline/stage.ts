@@ -1,11 +1,13 @@
 // The mapping stage: turns one input batch into output text, counts and issues. It runs wherever the
 // work happens (a worker, or the main thread with --workers 1) and never throws for bad input.
+import { isHeld } from "../crossmap/gather.js";
 import type { MappingIssue, Position, SourceRecord } from "../crossmap/types.js";
 import { jsonSyntaxMessage, parseJson, stringifyJson } from "./json.js";
-import type { MappingPlan } from "./plan.js";
+import type { EntityMapper, MappingPlan } from "./plan.js";
 import type {
   Batch,
   BatchResult,
+  HeldRecord,
   LinesBatch,
   OnError,
   ParsedRecord,
@@ -33,6 +35,7 @@ interface Place {
 export function createBatchMapper(plan: MappingPlan, options: StageOptions): BatchMapper {
   const failFast = options.onError === "fail";
   const perEntity = options.perEntity;
+  const gatherPlan = plan.gather;
 
   return (batch) => {
     const result: BatchResult = {
@@ -110,6 +113,8 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
       }
       result.recordsIn++;
       const position: Position = place.entry !== undefined ? positionLabel(place) : (place.line ?? 0);
+      if (mapper.multi === true && mapper.mapAll !== undefined)
+        return mapMany(mapper, record, place, entity, position);
       const mapped = mapper.map(record, position);
       let firstError: RunIssue | undefined;
       for (const issue of mapped.issues) {
@@ -126,6 +131,48 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
       }
       result.recordsOut++;
       emit(mapper.targetEntity, stringifyJson(mapped.value) + "\n");
+      return true;
+    };
+
+    /** A record that may produce several records, or none, or records that wait to be gathered. */
+    const mapMany = (
+      mapper: EntityMapper,
+      record: SourceRecord,
+      place: Place,
+      entity: string,
+      position: Position,
+    ): boolean => {
+      const mapped = (mapper.mapAll as NonNullable<EntityMapper["mapAll"]>)(record, position);
+      let firstError: RunIssue | undefined;
+      for (const issue of mapped.issues) {
+        const runIssue = toRunIssue(issue, place, entity);
+        result.issues.push(runIssue);
+        if (firstError === undefined && issue.severity === "error") firstError = runIssue;
+      }
+      if (firstError !== undefined) {
+        result.recordsWithErrors++;
+        if (failFast) {
+          result.fatal = firstError;
+          return false;
+        }
+      }
+      for (const o of mapped.outputs) {
+        if (isHeld(gatherPlan, o.output, o.into)) {
+          const held: HeldRecord = {
+            output: o.output,
+            entity: o.entity,
+            json: stringifyJson(o.value),
+            place: { ...place, entity },
+          };
+          if (o.key !== undefined) held.key = o.key;
+          if (o.into !== undefined) held.into = o.into;
+          result.held ??= [];
+          result.held.push(held);
+          continue;
+        }
+        result.recordsOut++;
+        emit(o.entity, stringifyJson(o.value) + "\n");
+      }
       return true;
     };
 

@@ -61,6 +61,21 @@ export class SummaryCounter {
     }
   }
 
+  /** Counts what gathering wrote and reported at the end of a run (see gatherer.ts). */
+  addGathered(
+    written: number,
+    recordsWithErrors: number,
+    issues: readonly { code: string; severity: string }[],
+  ): void {
+    const s = this.summary;
+    s.records_out += written;
+    s.errors += recordsWithErrors;
+    for (const issue of issues) {
+      s.issues_by_code[issue.code] = (s.issues_by_code[issue.code] ?? 0) + 1;
+      if (issue.severity === "warning") s.warnings++;
+    }
+  }
+
   finish(completed: boolean): RunSummary {
     return finishSummary(this.summary, this.started, completed);
   }

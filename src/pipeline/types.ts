@@ -64,7 +64,21 @@ export interface RunIssue {
   value?: unknown;
 }
 
-/** What a batch turned into. Counts are per input record. */
+/**
+ * A produced record that takes part in gathering (a child, or a parent others gather into): held by the main
+ * thread until its group is complete (see gatherer.ts), serialised so that it can cross from a worker.
+ */
+export interface HeldRecord {
+  output: string;
+  entity: string;
+  json: string;
+  key?: string;
+  into?: { rule: number; key: string };
+  /** Where its source record was, for issues. */
+  place: { file: string; line?: number; entry?: number; entity?: string };
+}
+
+/** What a batch turned into. Counts are per input record, but `recordsOut` counts target records written. */
 export interface BatchResult {
   /**
    * NDJSON, by target entity when writing per-entity files, else all under "". Workers send it as UTF-8
@@ -72,6 +86,7 @@ export interface BatchResult {
    */
   output: Record<string, string | Uint8Array>;
   recordsIn: number;
+  /** Target records written (a record may produce several, or none). */
   recordsOut: number;
   /** Records not written (malformed, wrong shape, no entity). */
   recordsFailed: number;
@@ -79,6 +94,8 @@ export interface BatchResult {
   recordsWithErrors: number;
   /** Records the crossmap has no mapping for (e.g. Bundle entries of other resource types). */
   skipped: Record<string, number>;
+  /** Records held for gathering, in input order; absent when the crossmap gathers nothing. */
+  held?: HeldRecord[];
   issues: RunIssue[];
   /** With --on-error fail: the first error; `output` stops just before its record. */
   fatal?: RunIssue;

@@ -266,6 +266,10 @@ export const crossMapBody = z.object({
   crossmap: z.string().min(1).max(MAX_CROSSMAP_TEXT).optional().meta({
     description: "A crossmap as YAML text, used instead of the built-in one for the pair",
   }),
+  parameters: z
+    .record(z.string().max(64), z.string().max(1000))
+    .optional()
+    .meta({ description: "Values for the parameters the crossmap declares (as `crossmap map --param`)" }),
 });
 
 export const mappingIssueOut = z.object({
@@ -278,13 +282,30 @@ export const mappingIssueOut = z.object({
   value: z.unknown().optional(),
 });
 
+const targetRecord = z.record(z.string(), z.unknown());
+
 export const crossMapResponse = z.object({
-  results: z.array(z.record(z.string(), z.unknown())),
+  results: z.array(z.union([targetRecord, z.array(targetRecord), z.null()])).meta({
+    description:
+      "One entry per input record, in input order: its target record when it produced exactly one (always, for the spec's one-to-one crossmaps), a list when it produced several, null when it produced none (records gathered into another record's result are inside that result)",
+  }),
   source_standard: z.string(),
   target_standard: z.string(),
   source_entity: z.string(),
   target_entity: z.string(),
-  total: z.number().int(),
+  total: z.number().int().meta({ description: "Entries in results: the number of input records" }),
+  result_entities: z
+    .array(z.union([z.string(), z.array(z.string()), z.null()]))
+    .optional()
+    .meta({
+      description:
+        "Only for source entities that may produce several records or none: the target entity of each entry of results (a list for a list)",
+    }),
+  produced: z
+    .number()
+    .int()
+    .optional()
+    .meta({ description: "Only with result_entities: target records produced in all" }),
   issues: z.array(mappingIssueOut),
   run_id: z.string().optional().meta({ description: "Project-scoped calls: the recorded run" }),
 });
@@ -298,7 +319,7 @@ export const crossmapListResponse = z.object({
       source: z.string(),
       target: z.string(),
       file: z.string(),
-      entity_map: z.record(z.string(), z.string()),
+      entity_map: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
       field_count: z.number().int(),
     }),
   ),

@@ -289,3 +289,60 @@ describe("with the vocabulary bridge", () => {
     }
   });
 });
+
+describe("records that produce several target records, or none (crossmap language)", () => {
+  const FANOUT = `source: s
+target: t
+entity_map:
+  obs:
+    - {target: M, when: {field: v, present: true}}
+    - {target: C, for_each: parts}
+field_map:
+  obs.v: {target: M.v}
+  obs.parts[*].x: {target: C.x}
+`;
+  it("keeps one entry per record: the record, a list, or null; names their entities and counts them", async () => {
+    const body = {
+      source_standard: "s",
+      target_standard: "t",
+      source_entity: "obs",
+      crossmap: FANOUT,
+      records: [{ v: 1 }, { v: 2, parts: [{ x: "a" }, { x: "b" }] }, {}],
+    };
+    const r = await h.request("POST", "/api/v1/cross-mapping/map", { body });
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({
+      results: [{ v: 1 }, [{ v: 2 }, { x: "a" }, { x: "b" }], null],
+      source_standard: "s",
+      target_standard: "t",
+      source_entity: "obs",
+      target_entity: "M",
+      total: 3,
+      result_entities: ["M", ["M", "C", "C"], null],
+      produced: 4,
+      issues: [],
+    });
+  });
+  it("takes parameter values in the body, and refuses parameters the crossmap does not declare", async () => {
+    const crossmap =
+      "source: s\ntarget: t\nentity_map: {e: T}\nparameters:\n  lang: {default: en}\nfield_map:\n  e.$param.lang: {target: T.language}\n";
+    const body = { source_standard: "s", target_standard: "t", source_entity: "e", crossmap, records: [{}] };
+    const ok = await h.request("POST", "/api/v1/cross-mapping/map", {
+      body: { ...body, parameters: { lang: "de" } },
+    });
+    expect((ok.json as { results: unknown[] }).results).toEqual([{ language: "de" }]);
+    const bad = await h.request("POST", "/api/v1/cross-mapping/map", {
+      body: { ...body, parameters: { lng: "de" } },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.json).toEqual({
+      detail: [
+        {
+          loc: ["body", "parameters", "lng"],
+          msg: 'the crossmap has no parameter "lng"',
+          type: "value_error.crossmap.unknown_parameter",
+        },
+      ],
+    });
+  });
+});
