@@ -48,6 +48,20 @@ export interface EntityMapperParts {
 
 const EMPTY: readonly MappingIssue[] = Object.freeze([]);
 
+/**
+ * The id of the output being built, for `$id` getters of its own fields: mapping is synchronous, so one
+ * slot is enough, and a derived id (a SHA hash) is computed once per record instead of once per reader.
+ */
+export const idMemo: {
+  scope: SourceRecord | undefined;
+  key: string;
+  id: string | number | bigint | undefined;
+} = {
+  scope: undefined,
+  key: "",
+  id: undefined,
+};
+
 export function createEntityMapper(parts: EntityMapperParts): RecordMapper {
   const { groups, sourceEntity } = parts;
   const first = groups[0]?.outputs[0];
@@ -60,14 +74,20 @@ export function createEntityMapper(parts: EntityMapperParts): RecordMapper {
     outputs: MapOutput[],
     issues: MappingIssue[],
   ): void => {
+    // The id first: the output's own fields read it as `$id` (see idMemo), so it is derived once.
+    let id: string | number | bigint | undefined;
+    if (o.id !== undefined) {
+      id = o.id(scope);
+      idMemo.scope = scope;
+      idMemo.key = o.key;
+      idMemo.id = id;
+    }
     const r = o.build.map(scope, position);
+    idMemo.scope = undefined;
     for (const i of r.issues) issues.push(i);
     const out: MapOutput = { output: o.key, entity: o.entity, value: r.value };
     if (o.dedupe) out.dedupe = true;
-    if (o.id !== undefined) {
-      const id = o.id(scope);
-      if (id !== undefined) out.id = id;
-    }
+    if (id !== undefined) out.id = id;
     if (o.gatherKey !== undefined) {
       const key = o.gatherKey(scope);
       if (key !== undefined) out.key = key;

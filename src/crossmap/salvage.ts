@@ -58,9 +58,7 @@ export function salvage(raw: unknown, issues: readonly z.core.$ZodIssue[]): Raw 
   }
   // Constants for the target of a dropped entity would be reported as targeted by no entity.
   if (dropped.entity_map.size > 0 && isObject(doc.constants) && isObject(doc.entity_map)) {
-    const targets = new Set(
-      Object.values(doc.entity_map).map((e) => (typeof e === "string" ? e : isObject(e) ? e.target : e)),
-    );
+    const targets = new Set(Object.values(doc.entity_map).flatMap(targetsOf));
     for (const entity of Object.keys(doc.constants)) if (!targets.has(entity)) delete doc.constants[entity];
   }
   return doc;
@@ -74,4 +72,11 @@ function at(doc: Raw, path: readonly PropertyKey[]): unknown {
     else return undefined;
   }
   return node;
+}
+
+/** Target entity names an entity_map value names, in any of its forms (name, object, list, choose). */
+function targetsOf(e: unknown): unknown[] {
+  if (Array.isArray(e)) return e.flatMap(targetsOf);
+  if (!isObject(e)) return [e];
+  return Array.isArray(e.choose) ? e.choose.flatMap(targetsOf) : [e.target];
 }

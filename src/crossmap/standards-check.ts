@@ -65,19 +65,20 @@ export function checkStandards(doc: Raw, sink: WarningSink, options: StandardsCh
   const source = options.source ? new Side(options.source) : undefined;
   const target = options.target ? new Side(options.target) : undefined;
   if (!source && !target) return;
-  const targetOf = new Map<string, string>();
+  // Source entity -> (output name -> target entity), from every form of entity_map value.
+  const outputsOf = new Map<string, Map<string, string>>();
   const entityMap = isObject(doc.entity_map) ? doc.entity_map : {};
   for (const [entity, entry] of Object.entries(entityMap)) {
     const problem = source?.entityProblem(entity);
     if (problem) sink.add(["entity_map", entity], "unknown_entity", problem, true);
-    const name = typeof entry === "string" ? entry : isObject(entry) ? entry.target : undefined;
-    if (typeof name !== "string") continue;
-    targetOf.set(entity, name);
-    const at: KeyPath = typeof entry === "string" ? ["entity_map", entity] : ["entity_map", entity, "target"];
-    const targetProblem = target?.entityProblem(name);
-    if (targetProblem) sink.add(at, "unknown_entity", targetProblem);
-    if (isObject(entry) && isObject(entry.constants)) {
-      checkConstants(entry.constants, name, ["entity_map", entity, "constants"], target, sink);
+    const outputs = new Map<string, string>();
+    outputsOf.set(entity, outputs);
+    for (const o of outputDocs(entry, ["entity_map", entity])) {
+      outputs.set(o.name, o.target);
+      const targetProblem = target?.entityProblem(o.target);
+      if (targetProblem) sink.add(o.targetAt, "unknown_entity", targetProblem);
+      if (o.constants) checkConstants(o.constants, o.target, [...o.at, "constants"], target, sink);
+      if (source) for (const [path, at] of o.reads) checkPath(path, at, entity, source, sink);
     }
   }
   const constants = isObject(doc.constants) ? doc.constants : {};
@@ -93,19 +94,96 @@ export function checkStandards(doc: Raw, sink: WarningSink, options: StandardsCh
     entries.forEach((entry, i) => {
       if (!isObject(entry) || entry.nonstandard === true) return;
       const at: KeyPath = Array.isArray(value) ? ["field_map", key, i] : ["field_map", key];
-      if (source) checkSources(entry, key, entity, at, source, options.reads?.get(key) ?? [], sink);
-      const written = typeof entry.target === "string" ? entry.target : undefined;
-      const targetEntity = targetOf.get(entity);
-      if (target && written !== undefined && targetEntity !== undefined) {
-        const tdot = written.indexOf(".");
-        // A target that does not start with its entity is the compiler's error, not a warning here.
-        if (tdot > 0 && written.slice(0, tdot) === targetEntity) {
-          const problem = target.fieldProblem(targetEntity, head(written.slice(tdot + 1)));
-          if (problem) sink.add([...at, "target"], "unknown_field", problem);
-        }
+      if (source) {
+        checkSources(entry, key, entity, at, source, options.reads?.get(key) ?? [], sink);
+        for (const [path, where] of conditionFields(entry.when, [...at, "when"]))
+          checkPath(path, where, entity, source, sink);
+      }
+      const outputs = outputsOf.get(entity);
+      if (!target || outputs === undefined) return;
+      const written: [unknown, KeyPath][] = Array.isArray(entry.target)
+        ? entry.target.map((t, j) => [t, [...at, "target", j]])
+        : [[entry.target, [...at, "target"]]];
+      for (const [t, where] of written) {
+        if (typeof t !== "string") continue;
+        const tdot = t.indexOf(".");
+        // A target that names no output is the compiler's error, not a warning here.
+        const targetEntity = tdot > 0 ? outputs.get(t.slice(0, tdot)) : undefined;
+        if (targetEntity === undefined) continue;
+        const problem = target.fieldProblem(targetEntity, head(t.slice(tdot + 1)));
+        if (problem) sink.add(where, "unknown_field", problem);
       }
     });
   }
+}
+
+interface OutputDoc {
+  name: string;
+  target: string;
+  at: KeyPath;
+  targetAt: KeyPath;
+  constants?: Raw;
+  /** Source paths the output reads outside field entries: conditions, for_each, id, key, into keys. */
+  reads: [string, KeyPath][];
+}
+
+/** The outputs an entity_map value declares, in any of its forms (name, object, list, choose). */
+function outputDocs(entry: unknown, at: KeyPath, group?: { reads: [string, KeyPath][] }): OutputDoc[] {
+  if (typeof entry === "string") return [{ name: entry, target: entry, at, targetAt: at, reads: [] }];
+  if (Array.isArray(entry)) return entry.flatMap((e, i) => outputDocs(e, [...at, i]));
+  if (!isObject(entry)) return [];
+  if (Array.isArray(entry.choose)) {
+    const reads: [string, KeyPath][] = [...conditionFields(entry.when, [...at, "when"])];
+    if (typeof entry.for_each === "string") reads.push([entry.for_each, [...at, "for_each"]]);
+    return entry.choose.flatMap((e, i) => outputDocs(e, [...at, "choose", i], { reads }));
+  }
+  if (typeof entry.target !== "string") return [];
+  const reads: [string, KeyPath][] = [
+    ...(group?.reads ?? []),
+    ...conditionFields(entry.when, [...at, "when"]),
+  ];
+  if (typeof entry.for_each === "string") reads.push([entry.for_each, [...at, "for_each"]]);
+  for (const k of ["key"] as const) reads.push(...paths(entry[k], [...at, k]));
+  if (isObject(entry.id)) reads.push(...paths(entry.id.source, [...at, "id", "source"]));
+  const into = Array.isArray(entry.into) ? entry.into : entry.into !== undefined ? [entry.into] : [];
+  into.forEach((r, i) => {
+    if (isObject(r))
+      reads.push(
+        ...paths(r.key, Array.isArray(entry.into) ? [...at, "into", i, "key"] : [...at, "into", "key"]),
+      );
+  });
+  const out: OutputDoc = {
+    name: typeof entry.name === "string" ? entry.name : entry.target,
+    target: entry.target,
+    at,
+    targetAt: [...at, "target"],
+    reads,
+  };
+  if (isObject(entry.constants)) out.constants = entry.constants;
+  return [out];
+}
+
+function paths(v: unknown, at: KeyPath): [string, KeyPath][] {
+  if (typeof v === "string") return [[v, at]];
+  if (Array.isArray(v))
+    return v.flatMap((p, i) => (typeof p === "string" ? [[p, [...at, i]] as [string, KeyPath]] : []));
+  return [];
+}
+
+/** The `field` of every test in a condition, with where it is written. */
+function conditionFields(when: unknown, at: KeyPath): [string, KeyPath][] {
+  if (!isObject(when)) return [];
+  if (Array.isArray(when.all)) return when.all.flatMap((c, i) => conditionFields(c, [...at, "all", i]));
+  if (Array.isArray(when.any)) return when.any.flatMap((c, i) => conditionFields(c, [...at, "any", i]));
+  if (when.not !== undefined) return conditionFields(when.not, [...at, "not"]);
+  return typeof when.field === "string" ? [[when.field, [...at, "field"]]] : [];
+}
+
+/** A source path outside a field entry's own source: `$` names are the reader's context, `a[*].b` reads a. */
+function checkPath(path: string, at: KeyPath, entity: string, side: Side, sink: WarningSink): void {
+  if (path.startsWith("$")) return;
+  const problem = side.fieldProblem(entity, head(path));
+  if (problem) sink.add(at, "unknown_field", problem);
 }
 
 function checkSources(

@@ -99,3 +99,36 @@ describe("crossmap map with a crossmap whose names have typos", () => {
     });
   });
 });
+
+describe("crossmap check on the language's routing, conditions and gathering (issue 14)", () => {
+  it("reports a condition on an unknown field, a route to an unknown entity and a gathering parent no output declares, located", async () => {
+    const file = join(dir, "routes.yaml");
+    writeFileSync(
+      file,
+      [
+        "source: fhir_r4",
+        "target: omop_cdm_v5.4",
+        "entity_map:",
+        "  Observation:",
+        "    - choose:",
+        "        - {target: measurement, when: {field: cod, equals: x}}",
+        "        - {target: measuremnt}",
+        '    - {target: observation, name: o, into: {parent: nowhere, key: encounter.reference, at: "x[+]"}}',
+        "field_map:",
+        "  Observation.id: {target: [measurement.measurement_id, o.observation_id]}",
+        "",
+      ].join("\n"),
+    );
+    const r = await runCli(["check", file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `crossmap ${file} is invalid (1 problem)\n` +
+        `  ${file}:6:47: warning: entity_map.Observation[0].choose[0].when.field: Observation has no field "cod" in fhir_r4 (did you mean "code"?)\n` +
+        `  ${file}:7:20: warning: entity_map.Observation[0].choose[1].target: "measuremnt" is not an entity of omop_cdm_v5.4 (did you mean "measurement"?)\n` +
+        `  ${file}:8:53: entity_map.Observation[1].into.parent: no output is named "nowhere" (outputs: measurement, measuremnt, o)\n`,
+    );
+    const strict = await runCli(["check", "--strict", file]);
+    expect(strict.code).toBe(2);
+    expect(strict.stderr).toContain("is invalid (3 problems)");
+  });
+});
