@@ -67,7 +67,10 @@ const handRoute = (r: Panel) => {
     return { entity: "measurement", value: { measurement_id: id, measurement_source_value: code } };
   if (category === "survey")
     return { entity: "observation", value: { observation_id: id, observation_source_value: code } };
-  return { entity: "condition_occurrence", value: { condition_occurrence_id: id, condition_source_value: code } };
+  return {
+    entity: "condition_occurrence",
+    value: { condition_occurrence_id: id, condition_source_value: code },
+  };
 };
 
 const GENDERS = [8507, 8532, 8551, 8570];
