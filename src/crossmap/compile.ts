@@ -268,6 +268,8 @@ function compileField(
     );
     return;
   }
+  // An entity whose entity_map value had no valid output is already reported; its fields would only repeat it.
+  if (state.outputs.size === 0) return;
   compileFieldEntry(key, entry, at, state.outputs, entity, {
     doc,
     registry: options.registry,

@@ -14,7 +14,6 @@ import type {
   Position,
   RecordMapper,
   SourceRecord,
-  TargetRecord,
 } from "./types.js";
 
 export interface CompiledOutput {

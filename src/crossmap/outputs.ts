@@ -1,5 +1,6 @@
 // Reads one entity_map value into the outputs a source record may produce, grouped as the document groups
 // them (a single output, or a `choose` group), each located in the document for its problems.
+import type { z } from "zod";
 import { addZodIssues, type KeyPath, type Problems } from "./problems.js";
 import { ChooseSchema, type OutputDocument, OutputSchema } from "./schema.js";
 
@@ -25,6 +26,35 @@ export interface GroupSpec {
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * Parses with `schema`, reporting every issue; when the only ones are unknown keys (typos), parses again
+ * without them, so the output and its fields are still compiled and their problems reported in the same run.
+ */
+function parseReporting<T>(
+  schema: z.ZodType<T>,
+  item: unknown,
+  at: KeyPath,
+  problems: Problems,
+): T | undefined {
+  const parsed = schema.safeParse(item);
+  if (parsed.success) return parsed.data;
+  addZodIssues(problems, at, parsed.error);
+  if (!parsed.error.issues.every((i) => i.code === "unrecognized_keys") || !isObject(item)) return undefined;
+  const clean = structuredClone(item);
+  for (const issue of parsed.error.issues) {
+    if (issue.code !== "unrecognized_keys") continue;
+    let holder: unknown = clean;
+    for (const p of issue.path)
+      holder =
+        isObject(holder) || Array.isArray(holder)
+          ? (holder as Record<PropertyKey, unknown>)[p as PropertyKey]
+          : undefined;
+    if (isObject(holder)) for (const k of issue.keys) delete holder[k];
+  }
+  const again = schema.safeParse(clean);
+  return again.success ? again.data : undefined;
+}
 
 export function readEntityEntry(sourceEntity: string, entry: unknown, problems: Problems): GroupSpec[] {
   const base: KeyPath = ["entity_map", sourceEntity];
@@ -64,12 +94,8 @@ function readSingle(item: unknown, at: KeyPath, problems: Problems): GroupSpec |
     group.outputs.push({ sourceEntity: "", name: item, target: item, doc: { target: item }, at, group });
     return group;
   }
-  const parsed = OutputSchema.safeParse(item);
-  if (!parsed.success) {
-    addZodIssues(problems, at, parsed.error);
-    return undefined;
-  }
-  const doc = parsed.data;
+  const doc = parseReporting(OutputSchema, item, at, problems);
+  if (!doc) return undefined;
   const group: GroupSpec = { choose: false, outputs: [], at };
   const out: OutputSpec = {
     sourceEntity: "",
@@ -85,12 +111,8 @@ function readSingle(item: unknown, at: KeyPath, problems: Problems): GroupSpec |
 }
 
 function readChoose(item: Record<string, unknown>, at: KeyPath, problems: Problems): GroupSpec | undefined {
-  const parsed = ChooseSchema.safeParse(item);
-  if (!parsed.success) {
-    addZodIssues(problems, at, parsed.error);
-    return undefined;
-  }
-  const doc = parsed.data;
+  const doc = parseReporting(ChooseSchema, item, at, problems);
+  if (!doc) return undefined;
   const group: GroupSpec = { choose: true, outputs: [], at };
   if (doc.when !== undefined) group.when = doc.when;
   if (doc.for_each !== undefined) group.forEach = doc.for_each;
