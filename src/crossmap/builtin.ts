@@ -11,7 +11,7 @@ import type { LoadOptions } from "./load.js";
 
 export async function loadBuiltinCrossmap(
   path: string,
-  options: Pick<LoadOptions, "transforms" | "vocabulary"> = {},
+  options: Pick<LoadOptions, "transforms" | "vocabulary" | "parameters"> = {},
 ): Promise<Crossmap> {
   const text = readFileSync(path, "utf8");
   const document = compiledDocument(basename(path), text);
@@ -19,6 +19,7 @@ export async function loadBuiltinCrossmap(
     const crossmap = compile(document, path, {
       registry: options.transforms ?? builtinTransforms(),
       ...(options.vocabulary ? { vocabulary: options.vocabulary } : {}),
+      ...(options.parameters ? { parameters: options.parameters } : {}),
     });
     if (crossmap !== undefined) return crossmap;
   }

@@ -12,6 +12,8 @@ export function compile(
   options: CompileOptions,
 ): Crossmap | undefined {
   const problems = new Problems(file);
-  const plans = compileDocument(document, problems, options);
-  return problems.list.length === 0 ? new Crossmap(document, plans, file) : undefined;
+  const compiled = compileDocument(document, problems, options);
+  return problems.list.length === 0
+    ? new Crossmap(document, compiled.plans, file, compiled.gather)
+    : undefined;
 }
