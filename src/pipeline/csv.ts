@@ -67,12 +67,21 @@ export async function* csvBatches(
   };
 
   const add = (row: ReturnType<CsvRows["push"]>[number]): void => {
+    const fault = faultIn(row.start, row.end);
     if (header === undefined && row.problem === undefined) {
       header = row.cells;
+      // Column names with U+FFFD in them would match no field: every row would map without them.
+      if (fault !== undefined) {
+        records.push({
+          record: {},
+          line: row.line,
+          problem: `invalid UTF-8 (${fault}) in the header row; the columns named with it are not read (the input must be UTF-8)`,
+          problemCode: "invalid_utf8",
+        });
+      }
       return;
     }
     const parsed: ParsedRecord = { record: {}, line: row.line };
-    const fault = faultIn(row.start, row.end);
     if (row.problem) {
       parsed.problem = row.problem.message;
       parsed.problemCode = row.problem.code;

@@ -126,6 +126,22 @@ describe("csvBatches", () => {
     ]);
   });
 
+  it("reports a header that is not UTF-8, once", async () => {
+    const bad = Buffer.concat([Buffer.from("a,caf"), Buffer.from([0xe9]), Buffer.from("\n1,2\n")]);
+    expect(await rows(bad)).toEqual([
+      [
+        {
+          record: {},
+          line: 1,
+          problem:
+            "invalid UTF-8 (0xe9) in the header row; the columns named with it are not read (the input must be UTF-8)",
+          problemCode: "invalid_utf8",
+        },
+        { record: { a: 1, "caf\ufffd": 2 }, line: 2 },
+      ],
+    ]);
+  });
+
   it("reports a row over the per-record limit and goes on", async () => {
     const long = "x".repeat(50);
     expect(
