@@ -1,6 +1,6 @@
 // One measured step of the vocabulary benchmark, run in its own process so that peak RSS and
 // open-to-first-lookup belong to that step alone. Prints one JSON line. Driven by bench/vocab.ts.
-import { closeSync, createReadStream, openSync, readSync } from "node:fs";
+import { closeSync, createReadStream, existsSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import Papa from "papaparse";
 import { detectForm, parseConfig } from "../src/vocab/athena-files.js";
@@ -13,8 +13,9 @@ const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 /** papaparse over the same files with the same settings, rows counted and dropped: the baseline. */
 async function parseOnly(dir: string): Promise<number> {
   let rows = 0;
-  for (const name of ["CONCEPT.csv", "CONCEPT_RELATIONSHIP.csv"]) {
+  for (const name of ["CONCEPT.csv", "CONCEPT_RELATIONSHIP.csv", "CONCEPT_SYNONYM.csv"]) {
     const file = join(dir, name);
+    if (!existsSync(file)) continue;
     await new Promise<void>((resolve, reject) =>
       Papa.parse<string[]>(createReadStream(file, { highWaterMark: 1 << 20 }), {
         ...parseConfig(detectForm(file)),
@@ -29,8 +30,9 @@ async function parseOnly(dir: string): Promise<number> {
   return rows;
 }
 
-function readSample(dir: string, n: number): { id: number; vocab: string; code: string }[] {
-  const fd = openSync(join(dir, "CONCEPT.csv"), "r");
+/** The first `n` data lines of a TAB file (the generator scrambles rows: these are spread over it). */
+function firstLines(file: string, n: number): string[][] {
+  const fd = openSync(file, "r");
   const buf = Buffer.alloc(32 << 20);
   const got = readSync(fd, buf, 0, buf.length, 0);
   closeSync(fd);
@@ -39,10 +41,15 @@ function readSample(dir: string, n: number): { id: number; vocab: string; code: 
     .split("\n")
     .slice(1, n + 1);
   lines.pop(); // possibly cut short
-  return lines.map((l) => {
-    const f = l.split("\t");
-    return { id: Number(f[0]), vocab: f[3]!, code: f[6]! };
-  });
+  return lines.map((l) => l.split("\t"));
+}
+
+function readSample(dir: string, n: number): { id: number; vocab: string; code: string }[] {
+  return firstLines(join(dir, "CONCEPT.csv"), n).map((f) => ({
+    id: Number(f[0]),
+    vocab: f[3]!,
+    code: f[6]!,
+  }));
 }
 
 function lookups(dir: string, source: string): Record<string, number> {
@@ -85,6 +92,74 @@ function lookups(dir: string, source: string): Record<string, number> {
   return out;
 }
 
+/**
+ * Concept search latency on one core: ~1,300 queries of the kinds a reviewer types (whole names, a word
+ * and the start of the next, three letters, one common word, codes, ids, synonyms, capitals and accents,
+ * with and without filters), each timed alone after a warm-up pass over all of them.
+ */
+function searches(dir: string, source: string): Record<string, number> {
+  const bridge = openVocabulary(dir);
+  const concepts = firstLines(join(source, "CONCEPT.csv"), 20_000);
+  const synonymFile = join(source, "CONCEPT_SYNONYM.csv");
+  const synonyms = existsSync(synonymFile) ? firstLines(synonymFile, 2_000) : [];
+  let seed = 7;
+  const pick = <T>(list: T[]): T => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return list[seed % list.length]!;
+  };
+  const named = concepts.filter((f) => f[1] !== "NA" && f[1]!.split(" ").length >= 2);
+  const words = (f: string[]) =>
+    f[1]!
+      .replace(/[^A-Za-z0-9 ]/g, " ")
+      .split(/\s+/)
+      .filter(Boolean);
+  type Q = { text: string; options?: Parameters<typeof bridge.search>[1] };
+  const queries: Q[] = [];
+  for (let i = 0; i < 200; i++) queries.push({ text: pick(named)[1]! });
+  for (let i = 0; i < 200; i++) {
+    const w = words(pick(named));
+    queries.push({ text: `${w[0]} ${(w[1] ?? "").slice(0, 3)}` });
+  }
+  for (let i = 0; i < 200; i++) queries.push({ text: words(pick(named))[0]!.slice(0, 3) });
+  for (const w of ["of", "disorder", "tablet", "oral", "serum", "left", "chronic", "mg", "type", "a", "b"]) {
+    queries.push({ text: w }, { text: w, options: { standard: true } });
+  }
+  for (let i = 0; i < 150; i++) queries.push({ text: pick(concepts)[6]! });
+  for (let i = 0; i < 150; i++) queries.push({ text: pick(concepts)[0]! });
+  for (let i = 0; i < 100 && synonyms.length > 0; i++) {
+    queries.push({ text: pick(synonyms)[1]!.split(" ").slice(0, 2).join(" ") });
+  }
+  for (let i = 0; i < 100; i++) queries.push({ text: pick(named)[1]!.toUpperCase().slice(0, 12) });
+  for (const w of ["Ménière", "sjogren", "guillain barre", "CAFÉ AU"]) queries.push({ text: w });
+  for (let i = 0; i < 100; i++) {
+    const f = pick(named);
+    queries.push({ text: words(f)[0]!, options: { vocabularies: [f[3]!], standard: true, limit: 50 } });
+  }
+  for (let i = 0; i < 50; i++)
+    queries.push({ text: words(pick(named)).slice(0, 2).join(" "), options: { domains: ["Drug"] } });
+  let found = 0;
+  for (const q of queries) found += bridge.search(q.text, q.options).concepts.length; // warm
+  const ms: number[] = [];
+  const cpu0 = process.cpuUsage();
+  for (const q of queries) {
+    const t = performance.now();
+    found += bridge.search(q.text, q.options).concepts.length;
+    ms.push(performance.now() - t);
+  }
+  const cpu = process.cpuUsage(cpu0);
+  ms.sort((a, b) => a - b);
+  const at = (p: number) => Math.round(ms[Math.min(ms.length - 1, Math.floor(p * ms.length))]! * 100) / 100;
+  return {
+    search_queries: queries.length,
+    search_p50_ms: at(0.5),
+    search_p95_ms: at(0.95),
+    search_p99_ms: at(0.99),
+    search_max_ms: at(1),
+    search_cpu_ms_per_query: Math.round(((cpu.user + cpu.system) / 1000 / queries.length) * 100) / 100,
+    search_found: found,
+  };
+}
+
 let out: Record<string, unknown>;
 const t = performance.now();
 if (mode === "parse") out = { rows: await parseOnly(a!) };
@@ -92,6 +167,7 @@ else if (mode === "build") {
   const r = await buildVocabulary({ sourceDir: a!, outDir: b! });
   out = { concepts: r.info.concepts, relationships: r.info.relationships, malformed: r.malformedRows };
 } else if (mode === "lookup") out = lookups(b!, a!);
+else if (mode === "search") out = searches(b!, a!);
 else throw new Error(`unknown mode ${mode}`);
 const cpu = process.cpuUsage(); // all threads of the process, the build's worker included
 const cpuMs = Math.round((cpu.user + cpu.system) / 1000);

@@ -1,7 +1,7 @@
 // Generates an Athena-shaped vocabulary (TAB-separated, YYYYMMDD dates, unquoted) of any size for the
 // vocabulary benchmark: realistic id ranges (custom ids >= 2,000,000,000 included), per-vocabulary code
 // shapes, standard/non-standard mixes, paired relationships ("Maps to"/"Mapped from", "Is a"/"Subsumes")
-// and rows in scrambled order, as in a real download.
+// rows in scrambled order, as in a real download, and a CONCEPT_SYNONYM.csv.
 // Usage: npx tsx bench/vocab-generate.ts [--concepts 5000000] [--relationships 40000000] [--out DIR]
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
@@ -83,26 +83,174 @@ function icd10(i: number): string {
   return `${letter}${String(n % 100).padStart(2, "0")}.${Math.floor(n / 100)}`;
 }
 
-const WORDS = [
+// Concept names are built for the concept search as much as for the build: real clinical words drawn with
+// a long-tailed (Zipf-like) frequency, strengths and units in drug names, some accented words, and a rare
+// token in one name of ten, so the search dictionary has a realistic ~1M distinct tokens at full size.
+const COMMON = [
+  "of",
+  "and",
+  "with",
+  "left",
+  "right",
   "acute",
   "chronic",
   "disorder",
-  "of",
-  "left",
-  "right",
-  "tablet",
-  "oral",
-  "serum",
-  "level",
   "finding",
+  "structure",
   "procedure",
-  "mg",
-  "injection",
   "upper",
   "lower",
+  "type",
   "syndrome",
-  "structure",
+  "disease",
+  "injury",
+  "fracture",
+  "pain",
+  "history",
+  "tablet",
+  "oral",
+  "injection",
+  "solution",
+  "serum",
+  "plasma",
+  "blood",
+  "urine",
+  "level",
+  "measurement",
+  "mass",
+  "volume",
+  "diabetes",
+  "mellitus",
+  "hypertension",
+  "essential",
+  "heart",
+  "failure",
+  "kidney",
+  "renal",
+  "liver",
+  "lung",
+  "infection",
+  "bacterial",
+  "viral",
+  "neoplasm",
+  "malignant",
+  "benign",
+  "primary",
+  "secondary",
+  "congenital",
+  "complication",
+  "without",
+  "due",
+  "to",
+  "in",
+  "by",
+  "on",
+  "unspecified",
+  "other",
+  "specified",
+  "site",
+  "bilateral",
+  "extended",
+  "release",
+  "capsule",
+  "cream",
+  "topical",
+  "hemoglobin",
+  "glucose",
+  "sodium",
+  "potassium",
+  "creatinine",
+  "cholesterol",
+  "asthma",
+  "pneumonia",
+  "arthritis",
+  "rheumatoid",
+  "migraine",
+  "anemia",
+  "obesity",
+  "depression",
+  "anxiety",
+  "paroxetine",
+  "sertraline",
+  "metformin",
+  "insulin",
+  "lisinopril",
+  "amoxicillin",
+  "ibuprofen",
+  "acetaminophen",
+  "Sjögren",
+  "Ménière",
+  "Guillain-Barré",
+  "café-au-lait",
+  "Crohn",
+  "Parkinson",
+  "Alzheimer",
 ];
+const SYLLABLES = [
+  "ba",
+  "ce",
+  "di",
+  "fo",
+  "gu",
+  "ha",
+  "ki",
+  "lo",
+  "mu",
+  "ne",
+  "pi",
+  "ra",
+  "so",
+  "ti",
+  "vu",
+  "xe",
+  "zo",
+  "tri",
+  "pha",
+  "chlo",
+];
+/** A pronounceable word for number `n`: the long tail of the vocabulary. */
+function word(n: number): string {
+  let s = "";
+  do {
+    s += SYLLABLES[n % SYLLABLES.length];
+    n = Math.floor(n / SYLLABLES.length);
+  } while (n > 0);
+  return s;
+}
+const STRENGTHS = ["0.5", "1", "2.5", "5", "10", "20", "25", "40", "50", "100", "200", "250", "500", "1000"];
+const FORMS = [
+  "Oral Tablet",
+  "Oral Capsule",
+  "Injectable Solution",
+  "Topical Cream",
+  "Extended Release Oral Tablet",
+];
+const SUFFIX: Record<string, (r: () => number) => string> = {
+  Drug: (r) =>
+    ` ${STRENGTHS[Math.floor(r() * STRENGTHS.length)]} MG ${FORMS[Math.floor(r() * FORMS.length)]}`,
+  Measurement: (r) => (r() < 0.5 ? " [Mass/volume] in Serum or Plasma" : " [Moles/volume] in Urine"),
+  Condition: (r) => (r() < 0.2 ? ", unspecified" : ""),
+  Procedure: () => "",
+  Unit: () => "",
+};
+/** A word: one of the ~100 common ones (skewed), or of a tail of 62,000 (Zipf-like, by a cube). */
+const tailWord = (r: () => number) => {
+  const u = r();
+  return u < 0.6
+    ? COMMON[Math.floor(u * u * COMMON.length * 1.6) % COMMON.length]!
+    : word(Math.floor(62_000 * r() ** 3));
+};
+
+/** A concept name of 2-6 words, the vocabulary's suffix, and in one name of ten a rare token. */
+function conceptName(r: () => number, domain: string): string {
+  const n = 2 + Math.floor(r() * r() * 5);
+  const words: string[] = [];
+  for (let k = 0; k < n; k++) words.push(tailWord(r));
+  if (r() < 0.1) words.push(word(100_000 + Math.floor(r() * 1_000_000)));
+  let name = words.join(" ");
+  name = name.charAt(0).toUpperCase() + name.slice(1);
+  return name + (SUFFIX[domain]?.(r) ?? "");
+}
 
 /** xorshift32: fast, deterministic, good enough to scramble. */
 function rng(seed: number): () => number {
@@ -166,6 +314,7 @@ export function generateAthena(o: GenerateOptions): void {
     acc += v.share;
   }
   const counters = new Array<number>(VOCABS.length).fill(0);
+  const names = rng((o.seed ?? 42) + 1);
   const standardIdx: number[][] = VOCABS.map(() => []);
   // Vocabulary blocks by index, so each vocabulary's codes are unique by construction.
   for (let i = 0; i < n; i++) {
@@ -189,20 +338,30 @@ export function generateAthena(o: GenerateOptions): void {
     const v = VOCABS[vocabOf[i]!]!;
     const local = i - starts[vocabOf[i]!]!;
     counters[vocabOf[i]!]!++;
-    const w1 = WORDS[i % WORDS.length]!;
-    const w2 = WORDS[(i >>> 3) % WORDS.length]!;
     const name =
       i % 5000 === 0
-        ? `"${w1}" ${w2} ${i}`
+        ? `"${tailWord(names)}" ${conceptName(names, v.domain)}`
         : i % 7919 === 0
           ? "NA"
-          : `${w1} ${w2} ${v.domain.toLowerCase()} ${i}`;
+          : conceptName(names, v.domain);
     const invalid = rand() < 0.03 ? "D" : "";
     concepts.line(
       `${ids[i]}\t${name}\t${v.domain}\t${v.id}\t${v.cls}\t${standard[i] && !invalid ? "S" : ""}\t${v.code(local)}\t19700101\t${invalid ? "20200131" : "20991231"}\t${invalid}`,
     );
   }
   concepts.close();
+
+  // About half the concepts have a synonym (a tenth of those a second one), as Athena's English ones.
+  const synonyms = new LineWriter(join(o.out, "CONCEPT_SYNONYM.csv"));
+  synonyms.line("concept_id\tconcept_synonym_name\tlanguage_concept_id");
+  for (let k = 0, i = 0; k < n; k++, i = (i + step) % n) {
+    const u = names();
+    if (u >= 0.5) continue;
+    const domain = VOCABS[vocabOf[i]!]!.domain;
+    synonyms.line(`${ids[i]}\t${conceptName(names, domain)}\t4180186`);
+    if (u < 0.05) synonyms.line(`${ids[i]}\t${conceptName(names, domain)}\t4180186`);
+  }
+  synonyms.close();
 
   const rels = new LineWriter(join(o.out, "CONCEPT_RELATIONSHIP.csv"));
   rels.line("concept_id_1\tconcept_id_2\trelationship_id\tvalid_start_date\tvalid_end_date\tinvalid_reason");

@@ -26,7 +26,8 @@ const preset = SIZES[values.size!];
 if (!preset) throw new Error(`--size must be one of ${Object.keys(SIZES).join(", ")}`);
 const concepts = Number(values.concepts ?? preset[0]);
 const relationships = Number(values.relationships ?? preset[1]);
-const dataDir = join("bench", "out", `athena-${concepts}-${relationships}`);
+// "v2": names and synonyms made for the concept search; data generated before them is not reused.
+const dataDir = join("bench", "out", `athena-v2-${concepts}-${relationships}`);
 const indexDir = join("bench", "out", `index-${concepts}-${relationships}`);
 
 function step(mode: string, ...args: string[]): Record<string, number> {
@@ -51,6 +52,8 @@ process.stderr.write("build...\n");
 const build = step("build", dataDir, indexDir);
 process.stderr.write("lookups...\n");
 const look = step("lookup", dataDir, indexDir);
+process.stderr.write("searches...\n");
+const find = step("search", dataDir, indexDir);
 const indexMb = dirBytes(indexDir) / 1e6;
 
 const result = {
@@ -73,6 +76,10 @@ const result = {
   open_to_first_lookup_ms: look.open_to_first_lookup_ms,
   // 100k distinct concepts spread over the index, then a 10k working set (see vocab-child.ts)
   ...Object.fromEntries(Object.entries(look).filter(([k]) => /_(per_s|cpu_us)$/.test(k))),
+  // concept search, one query at a time on one core (see vocab-child.ts)
+  ...Object.fromEntries(
+    Object.entries(find).filter(([k]) => k.startsWith("search_") && k !== "search_found"),
+  ),
   node: process.version,
 };
 const width = Math.max(...Object.keys(result).map((k) => k.length));

@@ -25,6 +25,8 @@ export const RELATIONSHIP_COLUMNS = [
   "invalid_reason",
 ] as const;
 
+export const SYNONYM_COLUMNS = ["concept_id", "concept_synonym_name"] as const;
+
 export type ColumnIndex<C extends string> = Record<C, number> & { width: number };
 
 /** Positions of the needed columns in a header; a missing one stops the build (nothing could be read). */
@@ -157,6 +159,18 @@ export function readRelationshipRow(
   if (out.relationship === "") return new RowFault("relationship_id", "relationship_id is empty");
   out.invalid = fields[col.invalid_reason]! !== "";
   return undefined;
+}
+
+/** A CONCEPT_SYNONYM.csv row: the concept it names and the synonym (language_concept_id is not used). */
+export function readSynonymRow(
+  fields: string[],
+  col: ColumnIndex<(typeof SYNONYM_COLUMNS)[number]>,
+): { conceptId: number; name: string } | RowFault {
+  const wrongWidth = fieldCount(fields, col.width);
+  if (wrongWidth) return wrongWidth;
+  const conceptId = parseConceptId(fields[col.concept_id]!);
+  if (conceptId < 0) return idFault("concept_id", fields[col.concept_id]!);
+  return { conceptId, name: fields[col.concept_synonym_name]! };
 }
 
 /** Lower is preferred when one (vocabulary, code) names several concepts. */

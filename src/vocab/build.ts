@@ -33,6 +33,7 @@ import {
   relationshipPass,
   relationshipPassInWorker,
 } from "./relationship-pass.js";
+import { SearchBuilder } from "./search-build.js";
 import { SlabWriter } from "./slabs.js";
 import { readVocabularyTable } from "./vocabulary-table.js";
 
@@ -56,7 +57,7 @@ export interface BuildOptions {
 
 export interface BuildProgress {
   /** "writing": reading is over and the sorted runs are being merged into the index (no byte counts). */
-  phase: "concepts" | "relationships" | "writing";
+  phase: "concepts" | "relationships" | "synonyms" | "writing";
   file: string;
   bytesRead: number;
   totalBytes: number;
@@ -100,6 +101,7 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
   if (!conceptFile) throw new AppError(404, "vocab_source_missing", `${sourceDir} has no CONCEPT.csv`);
   const relationshipFile = findFile(sourceDir, "CONCEPT_RELATIONSHIP.csv");
   const vocabularyFile = findFile(sourceDir, "VOCABULARY.csv");
+  const synonymFile = findFile(sourceDir, "CONCEPT_SYNONYM.csv");
   const outDir = resolve(options.outDir);
   checkReplaceable(outDir, DATA_FILE);
   requireLittleEndian();
@@ -141,7 +143,17 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
         value instanceof Buffer ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
       env.transactionSync(() => slabs.putSync(slabKey(area, n), bytes));
     };
-    const slabCounts: SlabCounts = { concepts: 0, relations: 0, ids: 0, codes: 0 };
+    const slabCounts: SlabCounts = {
+      concepts: 0,
+      relations: 0,
+      ids: 0,
+      codes: 0,
+      terms: 0,
+      termIndex: 0,
+      postings: 0,
+      first: 0,
+      columns: 0,
+    };
 
     // 0. CONCEPT_RELATIONSHIP.csv, usually the far larger file, is read concurrently (see relationship-pass.ts).
     if (relationshipFile) {
@@ -186,6 +198,7 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     // 2. concept records in id order; the kept ids are what relationships may point at.
     const kept = new KeptConcepts();
     const conceptWriter = new SlabWriter("concepts", putSlab(AREA.concepts), options.slabBytes);
+    const search = new SearchBuilder();
     for (const e of sorter.byId()) {
       if (kept.lastId === e.id) {
         // The first row of an id wins; the later one is counted, and uncounted from its vocabulary.
@@ -195,6 +208,7 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
         continue;
       }
       kept.push(e.id, conceptWriter.addConcept(e.id, e.value), e.codeKey, e.rank);
+      search.addConcept(e.value);
     }
     slabCounts.concepts = conceptWriter.finish();
     const keptCount = kept.count;
@@ -219,6 +233,14 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
       { ...tableOptions, order: kept.byRank() },
     );
     phase("codes table written");
+
+    // 3b. the concept search (search-build.ts), also before the relationships are needed.
+    const synonymCounts = synonymFile
+      ? await search.readSynonyms(synonymFile, keptIds, report, progress("synonyms", synonymFile))
+      : undefined;
+    const searchOut = search.write(conceptRefs, kept.ranks, putSlab, options.slabBytes);
+    Object.assign(slabCounts, searchOut.slabs);
+    phase("search written");
 
     // 4. relationship runs (read meanwhile) -> one grouped value per concept_id_1. Relationships to a
     // concept outside the index could never produce a concept: dropped here, where the ids are known.
@@ -289,6 +311,7 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
       files: {
         [basename(conceptFile)]: conceptCounts,
         ...(relationshipFile ? { [basename(relationshipFile)]: relCounts } : {}),
+        ...(synonymFile && synonymCounts ? { [basename(synonymFile)]: synonymCounts } : {}),
       },
       concepts: keptCount,
       relationships: relationshipCount,
@@ -308,6 +331,7 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
       release: vocabTable.get("None")?.version || null,
       build_ms: 0,
       slabs: slabCounts,
+      search: searchOut.info,
     };
     info.build_ms = Date.now() - started;
     await meta.put("info", info);

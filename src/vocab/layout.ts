@@ -5,7 +5,7 @@ import type { Concept } from "./bridge.js";
 
 /** The LMDB data file inside an index directory (its lock file sits beside it). */
 export const DATA_FILE = "vocab.mdb";
-export const LAYOUT_VERSION = 3;
+export const LAYOUT_VERSION = 4;
 
 /**
  * An index is one LMDB file with two databases:
@@ -26,6 +26,20 @@ export const LAYOUT_VERSION = 3;
  * codes:     hash table code key (vocabulary_id, concept_code) -> slot [code key, concept ref] for every
  *            concept, preferred concepts first along a probe sequence (see build.ts); the reader confirms
  *            vocabulary and code on the record, so hash collisions are harmless
+ * and for the concept search (search-build.ts, search.ts), over "rows", the concepts in concept_id order:
+ * terms:     the distinct tokens of names and synonyms, in string order: records `u32 postings ref,
+ *            u32 postings count, u32 first-token start, u32 first-token count, u32 byte length`, then
+ *            the UTF-8, padded
+ * termIndex: a column: token number (string order) -> its terms record ref, for binary search
+ * postings:  per token, the concepts whose name or a synonym has it, as `rank << 30 | row` ascending,
+ *            so a list reads in preference order (rank: athena-rows.codeRank), then concept_id
+ * first:     a column of pairs `row, sort key`: the rows of named concepts ordered by their name's first
+ *            token number, then sort key, then row; a token's rows are its terms record's first-token
+ *            range, and a range of tokens (a prefix) is one contiguous run
+ * columns:   per row five words: the token numbers of the name's first and second tokens (NO_TOKEN:
+ *            none), vocabulary and domain numbers (u16 each; the lists are in SearchInfo), the concept
+ *            ref, and the sort key `rank << 8 | folded name length (at most 255)`
+ * The columns are cut into slabs of 2^shift entries (SearchInfo), so an entry is found with a shift.
  *
  * Words are little-endian u32s (the build and the reader refuse a big-endian host). A ref addresses a
  * record as `slab * 2^24 + word + 1` (0: none), so a slab holds at most 64 MB of records (a single larger
@@ -33,7 +47,17 @@ export const LAYOUT_VERSION = 3;
  */
 export const DB = { slabs: "slabs", meta: "meta" } as const;
 
-export const AREA = { concepts: 0, relations: 1, ids: 2, codes: 3 } as const;
+export const AREA = {
+  concepts: 0,
+  relations: 1,
+  ids: 2,
+  codes: 3,
+  terms: 4,
+  termIndex: 5,
+  postings: 6,
+  first: 7,
+  columns: 8,
+} as const;
 export type AreaName = keyof typeof AREA;
 export const slabKey = (area: number, n: number): number => area * 65536 + n;
 
@@ -45,6 +69,12 @@ export const refWord = (ref: number): number => (ref - 1) & (SLAB_WORDS - 1);
 
 export const ID_SLOT = 3;
 export const CODE_SLOT = 2;
+/** Words per row in the search columns: first and second token, facets, concept ref, sort key. */
+export const COLUMN_WIDTH = 5;
+export const NO_TOKEN = 0xffff_ffff;
+/** A posting is `rank << 30 | row`: an index holds at most 2^30 concepts. */
+export const ROW_BITS = 30;
+export const ROW_MASK = 2 ** ROW_BITS - 1;
 
 /** Slab counts per area, in IndexInfo. */
 export type SlabCounts = Record<AreaName, number>;
@@ -87,6 +117,23 @@ export interface IndexInfo {
   release?: string | null;
   build_ms: number;
   slabs: SlabCounts;
+  search: SearchInfo;
+}
+
+/** What the concept search needs besides its slabs (see the layout above). */
+export interface SearchInfo {
+  /** Distinct tokens, and postings over all of them. */
+  tokens: number;
+  postings: number;
+  /** Rows in the first-token column (concepts with a name). */
+  named: number;
+  /** log2 of the entries per slab of the term index, the first-token column and the columns. */
+  term_shift: number;
+  first_shift: number;
+  column_shift: number;
+  /** The vocabulary and domain ids that the columns number. */
+  vocabularies: string[];
+  domains: string[];
 }
 
 export interface FileCounts {

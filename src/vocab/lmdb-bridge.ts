@@ -27,6 +27,7 @@ import {
   requireLittleEndian,
   slabKey,
 } from "./layout.js";
+import { ConceptSearch, type SearchOptions, type SearchResult } from "./search.js";
 import { readSlab, type Slab } from "./slabs.js";
 import { fhirSystemFor, openehrTerminologyFor, vocabularyForSystem } from "./systems.js";
 
@@ -65,6 +66,7 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
   private relations: Slab[];
   private ids: HashTable;
   private codes: HashTable;
+  private searcher: ConceptSearch | undefined;
   readonly info: IndexInfo;
   /** Bytes of slabs that lmdb-js copied instead of mapping (small slabs): what opening costs. */
   readonly copiedBytes: number;
@@ -102,7 +104,29 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
       codes.map((s) => s.words),
       CODE_SLOT,
     );
-    this.copiedBytes = [...this.concepts, ...this.relations, ...ids, ...codes]
+    const search = {
+      terms: area("terms"),
+      termIndex: area("termIndex"),
+      postings: area("postings"),
+      first: area("first"),
+      columns: area("columns"),
+    };
+    this.searcher = new ConceptSearch(search, info.search, info.concepts, {
+      conceptAt: (ref) => this.conceptAt(ref),
+      idRef: (id) => {
+        const at = isConceptId(id) ? this.idSlot(id) : -1;
+        return at < 0 ? 0 : this.ids.words[at + 1]!;
+      },
+      codeRef: (vocabularyId, code) => this.codeRef(vocabularyId, code),
+      vocabularyIds: Object.keys(info.vocabularies),
+    });
+    this.copiedBytes = [
+      ...this.concepts,
+      ...this.relations,
+      ...ids,
+      ...codes,
+      ...Object.values(search).flat(),
+    ]
       .filter((s) => !s.mapped)
       .reduce((n, s) => n + s.bytes.length, 0);
     this.relIndex = new Map(info.relationship_ids.map((r, i) => [r, i]));
@@ -137,8 +161,14 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
   }
 
   lookupCode(vocabularyId: string, code: string): Concept | undefined {
+    const ref = this.codeRef(vocabularyId, code);
+    return ref === 0 ? undefined : this.conceptAt(ref);
+  }
+
+  /** The record ref of the preferred concept with this vocabulary and code, or 0. */
+  private codeRef(vocabularyId: string, code: string): number {
     if (typeof vocabularyId !== "string" || typeof code !== "string" || vocabularyId === "" || code === "") {
-      return undefined;
+      return 0;
     }
     // Concepts with this key come along the probe sequence in preference order (standard, classification,
     // valid, invalid); the first whose vocabulary and code match is the answer.
@@ -147,12 +177,22 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     for (let at = t.start(key); ; at = t.next(at)) {
       const words = t.words;
       const ref = words[at + 1];
-      if (!ref) return undefined;
+      if (!ref) return 0;
       if (words[at] === key) {
         const c = this.conceptAt(ref);
-        if (c.concept_code === code && c.vocabulary_id === vocabularyId) return c;
+        if (c.concept_code === code && c.vocabulary_id === vocabularyId) return ref;
       }
     }
+  }
+
+  /**
+   * Concepts for a text, ranked: exact id or code, then names that start with the text, then names or
+   * synonyms holding every word of it (search.ts). Case- and accent-insensitive.
+   */
+  search(text: string, options?: SearchOptions): SearchResult {
+    return this.searcher
+      ? this.searcher.search(text, options)
+      : { concepts: [], total: 0, total_relation: "eq" };
   }
 
   /** Calls `visit` with the concept ref of each relation of `conceptId` in the `wanted` groups. */
@@ -306,6 +346,7 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     this.relations = [];
     this.ids = CLOSED_IDS;
     this.codes = CLOSED_CODES;
+    this.searcher = undefined;
     return this.env.close();
   }
 

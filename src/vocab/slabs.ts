@@ -51,6 +51,35 @@ export class SlabWriter {
     return makeRef(this.slab, start);
   }
 
+  /** A record: the `head` words, the UTF-8 byte length, the bytes, padding (a search term). Returns its ref. */
+  addString(head: readonly number[], value: string): number {
+    const h = head.length;
+    this.room(h + 1 + Math.ceil((value.length * 3) / 4));
+    const start = this.at;
+    const n = this.buf.write(value, (start + h + 1) * 4, "utf8");
+    for (let k = 0; k < h; k++) this.words[start + k] = head[k]!;
+    this.words[start + h] = n;
+    this.at = start + h + 1 + ((n + 3) >>> 2);
+    return makeRef(this.slab, start);
+  }
+
+  /**
+   * Room for a record of `n` words, zeroed, to be filled in place through `words` from word `at` (no copy
+   * of a large record such as a run of posting lists). Valid until the next call on this writer.
+   */
+  reserve(n: number): { ref: number; words: Uint32Array; at: number } {
+    this.room(n);
+    const at = this.at;
+    this.words.fill(0, at, at + n);
+    this.at = at + n;
+    return { ref: makeRef(this.slab, at), words: this.words, at };
+  }
+
+  /** Words a slab holds. */
+  get capacity(): number {
+    return this.slabWords;
+  }
+
   /** A record of `words` as they are. Returns its ref. */
   addWords(words: Uint32Array): number {
     this.room(words.length);

@@ -243,7 +243,25 @@ describe("vocab build", () => {
     expect(slabbed.report.info.slabs.relations).toBeGreaterThan(10);
     expect(slabbed.report.info.slabs.ids).toBeGreaterThan(10);
     expect(slabbed.report.info.slabs.codes).toBeGreaterThan(5);
-    expect(memory.report.info.slabs).toEqual({ concepts: 1, relations: 1, ids: 1, codes: 1 });
+    for (const area of ["terms", "termIndex", "postings", "first", "columns"] as const) {
+      expect(slabbed.report.info.slabs[area]).toBeGreaterThan(3);
+    }
+    expect(memory.report.info.slabs).toEqual({
+      concepts: 1,
+      relations: 1,
+      ids: 1,
+      codes: 1,
+      terms: 1,
+      termIndex: 1,
+      postings: 1,
+      first: 1,
+      columns: 1,
+    });
+    for (const text of ["c1", "c", "c42", "K7"]) {
+      expect(slabbed.bridge.search(text, { limit: 100 })).toEqual(memory.bridge.search(text, { limit: 100 }));
+      expect(spilled.bridge.search(text, { limit: 100 })).toEqual(memory.bridge.search(text, { limit: 100 }));
+    }
+    expect(memory.bridge.search("c1").total).toBe(1 + 10 + 100); // c1, c10-c19, c100-c199
     // no run files or temp dirs left
     expect(readdirSync(d.root).sort()).toEqual(["athena", "index", "slabbed", "spilled", "worker"]);
     const { built_at, build_ms } = worker.report.info;
