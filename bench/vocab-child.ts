@@ -166,6 +166,10 @@ if (mode === "parse") out = { rows: await parseOnly(a!) };
 else if (mode === "build") {
   const r = await buildVocabulary({ sourceDir: a!, outDir: b! });
   out = { concepts: r.info.concepts, relationships: r.info.relationships, malformed: r.malformedRows };
+} else if (mode === "build-without-search") {
+  // the same build without the concept search index: the baseline for what the index costs
+  const r = await buildVocabulary({ sourceDir: a!, outDir: b!, search: false });
+  out = { concepts: r.info.concepts };
 } else if (mode === "lookup") out = lookups(b!, a!);
 else if (mode === "search") out = searches(b!, a!);
 else throw new Error(`unknown mode ${mode}`);

@@ -48,6 +48,9 @@ if (!existsSync(join(dataDir, "CONCEPT_RELATIONSHIP.csv"))) {
 const inputMb = dirBytes(dataDir) / 1e6;
 process.stderr.write("parse-only baseline...\n");
 const parse = step("parse", dataDir);
+process.stderr.write("build without the search index (baseline)...\n");
+const bare = step("build-without-search", dataDir, `${indexDir}-without-search`);
+rmSync(`${indexDir}-without-search`, { recursive: true, force: true });
 process.stderr.write("build...\n");
 const build = step("build", dataDir, indexDir);
 process.stderr.write("lookups...\n");
@@ -72,6 +75,12 @@ const result = {
   build_cpu_ms: build.cpu_ms,
   build_vs_parse_only_cpu: Math.round((parse.cpu_ms! / build.cpu_ms!) * 100) / 100,
   build_peak_rss_mb: build.peak_rss_mb,
+  // what the concept search index costs: the same build without it, in the same run
+  build_without_search_ms: bare.ms,
+  build_without_search_cpu_ms: bare.cpu_ms,
+  build_without_search_peak_rss_mb: bare.peak_rss_mb,
+  build_vs_without_search: Math.round((build.ms! / bare.ms!) * 100) / 100,
+  build_vs_without_search_cpu: Math.round((build.cpu_ms! / bare.cpu_ms!) * 100) / 100,
   index_mb: Math.round(indexMb),
   open_to_first_lookup_ms: look.open_to_first_lookup_ms,
   // 100k distinct concepts spread over the index, then a 10k working set (see vocab-child.ts)

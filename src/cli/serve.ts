@@ -45,7 +45,7 @@ export function registerServe(program: Command): void {
       .description("run the review and sync HTTP server")
       .option("--port <port>", "port to listen on (0 picks a free one)", "8080")
       .option("--host <host>", "address to bind", "127.0.0.1")
-      .option("--vocab <dir>", "vocabulary index directory, for cross-mapping")
+      .option("--vocab <dir>", "vocabulary index directory, for cross-mapping and concept search")
       .option("--max-records <n>", "most records one cross-map call may carry", String(DEFAULT_MAX_RECORDS))
       .option(
         "--durability <mode>",

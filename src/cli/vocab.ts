@@ -1,4 +1,4 @@
-// `crossmap vocab build|lookup|crosswalk|stats`: thin commands over src/vocab; every answer is JSON, NDJSON
+// `crossmap vocab build|lookup|crosswalk|search|stats`: thin commands over src/vocab; every answer is JSON, NDJSON
 // or CSV on stdout so scripts can consume it, and every complaint goes to stderr.
 import type { Command } from "commander";
 import { suggest } from "../crossmap/problems.js";
@@ -6,6 +6,7 @@ import { AppError, formatProblem } from "../errors.js";
 import type { Concept } from "../vocab/bridge.js";
 import { type BuildProgress, buildVocabulary } from "../vocab/build.js";
 import { type CrosswalkRow, type LmdbVocabularyBridge, openVocabulary } from "../vocab/lmdb-bridge.js";
+import { DEFAULT_LIMIT, MAX_LIMIT } from "../vocab/search.js";
 
 const list = (v: string) =>
   v
@@ -97,10 +98,51 @@ export function registerVocab(program: Command): void {
     });
 
   vocab
+    .command("search <text...>")
+    .description(
+      "Find concepts by id, code, name or synonym: exact id or code first, then names that start with " +
+        "the text, then names holding every word (the last as a prefix); standard concepts first.",
+    )
+    .requiredOption("--vocab <index-dir>", "vocabulary index built by `crossmap vocab build`")
+    .option("--vocabulary <ids>", "only concepts of these vocabulary_ids, comma-separated", list)
+    .option("--domain <ids>", "only concepts of these domain_ids, comma-separated", list)
+    .option("--standard", "only standard concepts")
+    .option("--limit <n>", `at most this many concepts (1-${MAX_LIMIT})`, String(DEFAULT_LIMIT))
+    .action((words: string[], o: SearchCliOptions) => {
+      const limit = Number(o.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+        throw new AppError(
+          422,
+          "bad_option",
+          `--limit must be an integer from 1 to ${MAX_LIMIT}, not ${o.limit}`,
+        );
+      }
+      return withBridge(o.vocab, (b) => {
+        const result = b.search(words.join(" "), {
+          limit,
+          ...(o.vocabulary ? { vocabularies: o.vocabulary } : {}),
+          ...(o.domain ? { domains: o.domain } : {}),
+          ...(o.standard ? { standard: true } : {}),
+        });
+        writeJson(result);
+        // as grep: the answer is printed either way, and the exit code says whether anything matched
+        if (result.concepts.length === 0) process.exitCode = 1;
+      });
+    });
+
+  vocab
     .command("stats")
     .description("Print the index metadata and counts as JSON.")
     .requiredOption("--vocab <index-dir>", "vocabulary index built by `crossmap vocab build`")
     .action((o: { vocab: string }) => withBridge(o.vocab, (b) => writeJson(b.stats())));
+}
+
+interface SearchCliOptions {
+  vocab: string;
+  vocabulary?: string[];
+  domain?: string[];
+  standard?: boolean;
+  limit: string;
 }
 
 interface LookupOptions {

@@ -68,3 +68,23 @@ export function loadStandard(
   cache.set(key, found);
   return found;
 }
+
+let listed: { standard: string; entities: number }[] | undefined;
+
+/** The standards defined in crossmaps/standards/ with their entity counts, by id (read once). */
+export function listStandards(dir: string = join(BUILTIN_DIR, "standards")): {
+  standard: string;
+  entities: number;
+}[] {
+  if (listed && dir === join(BUILTIN_DIR, "standards")) return listed;
+  const out: { standard: string; entities: number }[] = [];
+  for (const file of existsSync(dir) ? readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)) : []) {
+    const doc = StandardDefinitionSchema.safeParse(parse(readFileSync(join(dir, file), "utf8")));
+    if (!doc.success) continue;
+    cache.set(`${dir}\0${doc.data.standard}`, doc.data);
+    out.push({ standard: doc.data.standard, entities: Object.keys(doc.data.entities).length });
+  }
+  out.sort((a, b) => (a.standard < b.standard ? -1 : 1));
+  if (dir === join(BUILTIN_DIR, "standards")) listed = out;
+  return out;
+}

@@ -22,6 +22,7 @@ import { crossMappingRoutes, DEFAULT_MAX_RECORDS } from "./routes/cross-mapping.
 import { projectRoutes } from "./routes/projects.js";
 import { reviewRoutes } from "./routes/review.js";
 import { syncRoutes } from "./routes/sync.js";
+import { vocabularyRoutes } from "./routes/vocabulary.js";
 import { toProblems } from "./validate.js";
 
 export interface AppOptions {
@@ -65,7 +66,12 @@ export function createApp(options: AppOptions): Koa {
     crossmaps: options.crossmaps ?? new CrossmapProvider(),
     maxRecords: options.maxRecords ?? DEFAULT_MAX_RECORDS,
   });
-  const routes = [...allRoutes(), ...crossMapping, ...(options.extraRoutes ?? [])];
+  const routes = [
+    ...allRoutes(),
+    ...crossMapping,
+    ...vocabularyRoutes(options.vocabulary),
+    ...(options.extraRoutes ?? []),
+  ];
   const openapi = buildOpenApi(routes);
   const readBody = makeBodyReader(options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT);
   const readRecords = makeBodyReader(options.recordBodyLimitBytes ?? DEFAULT_RECORD_BODY_LIMIT, true);

@@ -13,6 +13,7 @@ const ERROR_TEXT: Record<number, string> = {
   412: "If-Match names a version that is no longer current",
   413: "Request body over the size limit",
   422: "Invalid request body or query",
+  503: "The server has no vocabulary index (started without --vocab)",
 };
 
 type Json = Record<string, unknown>;

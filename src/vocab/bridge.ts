@@ -1,5 +1,6 @@
 // The contract between the per-record transforms and a vocabulary index (built from OHDSI Athena files).
 // Every method is synchronous and answers `undefined` / `[]` for unknown input: it never throws per record.
+import type { SearchOptions, SearchResult } from "./search.js";
 
 export interface Concept {
   concept_id: number;
@@ -53,4 +54,6 @@ export interface VocabularyBridge {
   standardConcept(vocabularyId: string, code: string): Concept | undefined;
   toCodeableConcept(conceptId: number): CodeableConcept | undefined;
   toDvCodedText(conceptId: number): DvCodedText | undefined;
+  /** Concepts for a text, ranked (search.ts); absent on a bridge without a search index. */
+  search?(text: string, options?: SearchOptions): SearchResult;
 }

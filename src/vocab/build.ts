@@ -52,6 +52,11 @@ export interface BuildOptions {
   partitionBytes?: number;
   /** Malformed rows kept in the report; all are counted. */
   maxProblems?: number;
+  /**
+   * false: leave out the concept search index (the bench's baseline for what it costs to build); the
+   * bridge of such an index answers every search with no concepts. Default true.
+   */
+  search?: boolean;
   onProgress?: (p: BuildProgress) => void;
 }
 
@@ -198,7 +203,9 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     // 2. concept records in id order; the kept ids are what relationships may point at.
     const kept = new KeptConcepts();
     const conceptWriter = new SlabWriter("concepts", putSlab(AREA.concepts), options.slabBytes);
-    const search = new SearchBuilder();
+    let added = 0;
+    for (const n of perVocabulary.values()) added += n;
+    const search = options.search === false ? undefined : new SearchBuilder(added);
     for (const e of sorter.byId()) {
       if (kept.lastId === e.id) {
         // The first row of an id wins; the later one is counted, and uncounted from its vocabulary.
@@ -208,7 +215,7 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
         continue;
       }
       kept.push(e.id, conceptWriter.addConcept(e.id, e.value), e.codeKey, e.rank);
-      search.addConcept(e.value);
+      search?.addConcept(e.value);
     }
     slabCounts.concepts = conceptWriter.finish();
     const keptCount = kept.count;
@@ -235,11 +242,12 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     phase("codes table written");
 
     // 3b. the concept search (search-build.ts), also before the relationships are needed.
-    const synonymCounts = synonymFile
-      ? await search.readSynonyms(synonymFile, keptIds, report, progress("synonyms", synonymFile))
-      : undefined;
-    const searchOut = search.write(conceptRefs, kept.ranks, putSlab, options.slabBytes);
-    Object.assign(slabCounts, searchOut.slabs);
+    const synonymCounts =
+      search && synonymFile
+        ? await search.readSynonyms(synonymFile, keptIds, report, progress("synonyms", synonymFile))
+        : undefined;
+    const searchOut = search?.write(conceptRefs, kept.ranks, putSlab, options.slabBytes);
+    if (searchOut) Object.assign(slabCounts, searchOut.slabs);
     phase("search written");
 
     // 4. relationship runs (read meanwhile) -> one grouped value per concept_id_1. Relationships to a
@@ -331,7 +339,7 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
       release: vocabTable.get("None")?.version || null,
       build_ms: 0,
       slabs: slabCounts,
-      search: searchOut.info,
+      ...(searchOut ? { search: searchOut.info } : {}),
     };
     info.build_ms = Date.now() - started;
     await meta.put("info", info);

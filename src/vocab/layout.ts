@@ -117,7 +117,8 @@ export interface IndexInfo {
   release?: string | null;
   build_ms: number;
   slabs: SlabCounts;
-  search: SearchInfo;
+  /** Absent when the build left the search index out (BuildOptions.search). */
+  search?: SearchInfo;
 }
 
 /** What the concept search needs besides its slabs (see the layout above). */

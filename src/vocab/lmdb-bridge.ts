@@ -111,15 +111,17 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
       first: area("first"),
       columns: area("columns"),
     };
-    this.searcher = new ConceptSearch(search, info.search, info.concepts, {
-      conceptAt: (ref) => this.conceptAt(ref),
-      idRef: (id) => {
-        const at = isConceptId(id) ? this.idSlot(id) : -1;
-        return at < 0 ? 0 : this.ids.words[at + 1]!;
-      },
-      codeRef: (vocabularyId, code) => this.codeRef(vocabularyId, code),
-      vocabularyIds: Object.keys(info.vocabularies),
-    });
+    this.searcher = info.search
+      ? new ConceptSearch(search, info.search, info.concepts, {
+          conceptAt: (ref) => this.conceptAt(ref),
+          idRef: (id) => {
+            const at = isConceptId(id) ? this.idSlot(id) : -1;
+            return at < 0 ? 0 : this.ids.words[at + 1]!;
+          },
+          codeRef: (vocabularyId, code) => this.codeRef(vocabularyId, code),
+          vocabularyIds: Object.keys(info.vocabularies),
+        })
+      : undefined;
     this.copiedBytes = [
       ...this.concepts,
       ...this.relations,

@@ -36,13 +36,13 @@ export class SearchBuilder {
   private tokens = new TokenTable();
   private rows = 0;
   /** Row r's name tokens are occ[occStart[r] .. occStart[r + 1]), without repeats. */
-  private occStart = new Uint32Array(1025);
+  private occStart = new Uint32Array(0);
   private occ = new Uint32Array(1 << 16);
   private occCount = 0;
-  private firstToken = new Uint32Array(1024);
-  private secondToken = new Uint32Array(1024);
-  private nameLength = new Uint8Array(1024);
-  private facets = new Uint32Array(1024);
+  private firstToken = new Uint32Array(0);
+  private secondToken = new Uint32Array(0);
+  private nameLength = new Uint8Array(0);
+  private facets = new Uint32Array(0);
   private readonly vocabularies = new Facet("vocabularies");
   private readonly domains = new Facet("domains");
   /** (row, token) pairs of synonyms, in file order. */
@@ -50,6 +50,11 @@ export class SearchBuilder {
   private synTokens = new Uint32Array(1024);
   private synCount = 0;
   private readonly scratch = new Uint32Array(512);
+
+  /** `rows`: how many concepts will be added (an upper bound), so the per-row columns are made once. */
+  constructor(rows = 1024) {
+    this.growRows(Math.max(1024, rows + 1));
+  }
 
   /** The next kept row (concept_id order), from its layout.encodeConcept value. */
   addConcept(encoded: string): void {
@@ -175,7 +180,10 @@ export class SearchBuilder {
       counts[s * 4]! + counts[s * 4 + 1]! + counts[s * 4 + 2]! + counts[s * 4 + 3]!;
 
     // Postings: runs of whole lists in string order, each filled in place in one pass over the rows.
-    const postingsWriter = new SlabWriter("search postings", put(AREA.postings), slabBytes);
+    // One slab buffer for every search area, written one after another (each put is synchronous): at full
+    // size a buffer per area and per column slab held 300 MB more at the peak.
+    const slabBuffer = Buffer.allocUnsafe(Math.max(4, Math.min(SLAB_WORDS, slabBytes >>> 2)) * 4);
+    const postingsWriter = new SlabWriter("search postings", put(AREA.postings), slabBytes, slabBuffer);
     const postingRefs = new Uint32Array(tokenCount);
     const cursor = new Uint32Array(tokenCount * 4);
     let postings = 0;
@@ -213,6 +221,7 @@ export class SearchBuilder {
     }
     const postingSlabs = postingsWriter.finish();
     this.occ = new Uint32Array(0);
+    this.occStart = new Uint32Array(0);
 
     // Named rows by first token number, then sort key, then row: two stable counting sorts.
     const keyOf = (r: number) => (ranks[r]! << 8) | this.nameLength[r]!;
@@ -235,13 +244,13 @@ export class SearchBuilder {
       const f = firstOf(r);
       if (f !== NO_TOKEN) firstRows[next[f]!++] = r;
     }
-    const first = writeColumn(named, 2, slabBytes, put(AREA.first), (i, words, at) => {
+    const first = writeColumn(named, 2, slabBuffer, put(AREA.first), (i, words, at) => {
       const r = firstRows[i]!;
       words[at] = r;
       words[at + 1] = keyOf(r);
     });
 
-    const termsWriter = new SlabWriter("search terms", put(AREA.terms), slabBytes);
+    const termsWriter = new SlabWriter("search terms", put(AREA.terms), slabBytes, slabBuffer);
     const termRefs = new Uint32Array(tokenCount);
     for (let s = 0; s < tokenCount; s++) {
       termRefs[s] = termsWriter.addString(
@@ -250,10 +259,10 @@ export class SearchBuilder {
       );
     }
     const termSlabs = termsWriter.finish();
-    const termIndex = writeColumn(tokenCount, 1, slabBytes, put(AREA.termIndex), (s, words, at) => {
+    const termIndex = writeColumn(tokenCount, 1, slabBuffer, put(AREA.termIndex), (s, words, at) => {
       words[at] = termRefs[s]!;
     });
-    const columns = writeColumn(rows, COLUMN_WIDTH, slabBytes, put(AREA.columns), (r, words, at) => {
+    const columns = writeColumn(rows, COLUMN_WIDTH, slabBuffer, put(AREA.columns), (r, words, at) => {
       const second = this.secondToken[r]!;
       words[at] = firstOf(r);
       words[at + 1] = second === NO_TOKEN ? NO_TOKEN : numberOf[second]!;
@@ -338,17 +347,17 @@ function countingSort(n: number, buckets: number, key: (i: number) => number): U
 
 /**
  * A column of `entries` entries of `width` words, in slabs of 2^shift entries so a reader finds entry i
- * in slab i >>> shift. Slabs get the padding SlabWriter gives (slabs.ts), so none is copied at open
- * unless it is small.
+ * in slab i >>> shift, each written in `buffer` (slab-sized) and put before the next. Slabs get the
+ * padding SlabWriter gives (slabs.ts), so none is copied at open unless it is small.
  */
 function writeColumn(
   entries: number,
   width: number,
-  slabBytes: number,
+  buffer: Buffer,
   put: (n: number, value: Uint32Array) => void,
   fill: (i: number, words: Uint32Array, at: number) => void,
 ): { shift: number; slabs: number } {
-  const slabWords = Math.max(width, Math.min(SLAB_WORDS, slabBytes >>> 2));
+  const slabWords = buffer.length >>> 2;
   const shift = 31 - Math.clz32(Math.floor(slabWords / width));
   const perSlab = 2 ** shift;
   const slabs = Math.max(1, Math.ceil(entries / perSlab));
@@ -360,7 +369,8 @@ function writeColumn(
     let bytes = count * width * 4;
     if (padded && (slabs > 1 || bytes >= COPY_MAX_BYTES) && bytes < MAPPED_MIN_BYTES)
       bytes = MAPPED_MIN_BYTES;
-    const words = new Uint32Array(Math.max(width, Math.ceil(bytes / 4)));
+    const words = new Uint32Array(buffer.buffer, buffer.byteOffset, Math.max(width, Math.ceil(bytes / 4)));
+    words.fill(0, count * width);
     for (let i = 0; i < count; i++) fill(first + i, words, i * width);
     put(n, words);
   }

@@ -20,13 +20,15 @@ export class SlabWriter {
   private at = 0;
   private slab = 0;
 
+  /** `buffer`: a slab-sized buffer to write in (one writer after another may share one); default a new one. */
   constructor(
     private readonly area: string,
     private readonly put: (slab: number, value: Buffer) => void,
     slabBytes = SLAB_WORDS * 4,
+    buffer?: Buffer,
   ) {
     this.slabWords = Math.max(4, Math.min(SLAB_WORDS, slabBytes >>> 2));
-    this.buf = Buffer.alloc(this.slabWords * 4);
+    this.buf = buffer && buffer.length >= this.slabWords * 4 ? buffer : Buffer.alloc(this.slabWords * 4);
     this.words = new Uint32Array(this.buf.buffer, this.buf.byteOffset, this.slabWords);
   }
 

@@ -210,15 +210,85 @@ describe("crossmap vocab crosswalk and stats", () => {
     const stats = JSON.parse(r.stdout);
     expect(stats).toMatchObject({
       index_dir: index,
-      layout: 3,
+      layout: 4,
       // VOCABULARY.csv's version of "None": the release the sample was cut from.
       release: "v5.0 09-APR-22*",
       source_form: "athena-tab",
       concepts: 447,
       relationships: 872,
       relationship_ids: ["Maps to", "Mapped from"],
-      slabs: { concepts: 1, relations: 1, ids: 1, codes: 1 },
+      slabs: {
+        concepts: 1,
+        relations: 1,
+        ids: 1,
+        codes: 1,
+        terms: 1,
+        termIndex: 1,
+        postings: 1,
+        first: 1,
+        columns: 1,
+      },
+      search: { tokens: 887, postings: 2460, named: 447 },
     });
     expect(stats.vocabularies.SNOMED).toEqual({ concepts: 178, version: null, name: null });
+  });
+});
+
+describe("crossmap vocab search", () => {
+  it("prints the ranked concepts with how each matched, and the count", () => {
+    const r = crossmap("vocab", "search", "type", "2", "diab", "--vocab", index, "--limit", "2");
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe("");
+    const out = JSON.parse(r.stdout);
+    expect(out.concepts.map((c: { concept_id: number; match: string }) => [c.concept_id, c.match])).toEqual([
+      [201826, "name"],
+      [1567956, "name"],
+    ]);
+    expect(out.concepts[0]).toEqual({
+      concept_id: 201826,
+      concept_name: "Type 2 diabetes mellitus",
+      domain_id: "Condition",
+      vocabulary_id: "SNOMED",
+      concept_class_id: "Clinical Finding",
+      standard_concept: "S",
+      concept_code: "44054006",
+      valid_start_date: "2002-01-31",
+      valid_end_date: "2099-12-31",
+      invalid_reason: null,
+      match: "name",
+    });
+    expect(out).toMatchObject({ total: 3, total_relation: "eq" });
+  });
+
+  it("filters by vocabulary, domain and standard; a code is found in any case", () => {
+    const icd = JSON.parse(
+      crossmap("vocab", "search", "diabetes", "--vocabulary", "ICD10CM", "--vocab", index).stdout,
+    );
+    expect(icd.concepts.map((c: { concept_id: number }) => c.concept_id)).toEqual([1567956]);
+    const code = JSON.parse(crossmap("vocab", "search", "e11.9", "--vocab", index).stdout);
+    expect(code.concepts[0]).toMatchObject({ concept_id: 1567956, match: "code" });
+    const standard = JSON.parse(
+      crossmap("vocab", "search", "diabetes", "--domain", "Condition", "--standard", "--vocab", index).stdout,
+    );
+    expect(standard.concepts.every((c: { standard_concept: string }) => c.standard_concept === "S")).toBe(
+      true,
+    );
+  });
+
+  it("exits 1 when nothing matches, still printing the empty answer", () => {
+    const r = crossmap("vocab", "search", "zzzq", "--vocab", index);
+    expect(r).toEqual({
+      code: 1,
+      stdout: `${JSON.stringify({ concepts: [], total: 0, total_relation: "eq" }, null, 2)}\n`,
+      stderr: "",
+    });
+  });
+
+  it("refuses a limit out of range with exit 2", () => {
+    expect(crossmap("vocab", "search", "x", "--limit", "101", "--vocab", index)).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "crossmap: --limit must be an integer from 1 to 100, not 101\n",
+    });
   });
 });

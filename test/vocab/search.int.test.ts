@@ -163,6 +163,20 @@ describe("concept search", () => {
     expect(r).toMatchObject({ total: 3, total_relation: "gte" });
   });
 
+  it("is left out by search: false (the bench's baseline), and such an index then finds nothing", async () => {
+    const out = join(src, "..", "index-without-search");
+    const r = await buildVocabulary({ sourceDir: src, outDir: out, search: false });
+    expect(r.info.search).toBeUndefined();
+    expect(r.info.slabs).toMatchObject({ terms: 0, termIndex: 0, postings: 0, first: 0, columns: 0 });
+    const bare = openVocabulary(out);
+    try {
+      expect(bare.getConcept(201826)?.concept_name).toBe("Type 2 diabetes mellitus");
+      expect(bare.search("diabetes")).toEqual({ concepts: [], total: 0, total_relation: "eq" });
+    } finally {
+      await bare.close();
+    }
+  });
+
   it("answers nothing for blank text or words the index does not hold", () => {
     expect(bridge.search("  ")).toEqual({ concepts: [], total: 0, total_relation: "eq" });
     expect(bridge.search("zzz")).toEqual({ concepts: [], total: 0, total_relation: "eq" });
