@@ -76,15 +76,21 @@ export function listStandards(dir: string = join(BUILTIN_DIR, "standards")): {
   standard: string;
   entities: number;
 }[] {
-  if (listed && dir === join(BUILTIN_DIR, "standards")) return listed;
+  const isBuiltin = dir === join(BUILTIN_DIR, "standards");
+  if (listed && isBuiltin) return listed;
+  const builtin = isBuiltin ? readCompiled()?.standards : undefined;
   const out: { standard: string; entities: number }[] = [];
   for (const file of existsSync(dir) ? readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)) : []) {
-    const doc = StandardDefinitionSchema.safeParse(parse(readFileSync(join(dir, file), "utf8")));
+    const text = readFileSync(join(dir, file), "utf8");
+    const seen = builtin?.find((s) => s.file === file && s.sha256 === sha256(text));
+    const doc = seen
+      ? { success: true as const, data: seen.definition }
+      : StandardDefinitionSchema.safeParse(parseYaml(text));
     if (!doc.success) continue;
     cache.set(`${dir}\0${doc.data.standard}`, doc.data);
     out.push({ standard: doc.data.standard, entities: Object.keys(doc.data.entities).length });
   }
   out.sort((a, b) => (a.standard < b.standard ? -1 : 1));
-  if (dir === join(BUILTIN_DIR, "standards")) listed = out;
+  if (isBuiltin) listed = out;
   return out;
 }
