@@ -1,6 +1,6 @@
 // The fifteen built-in transforms of the spec, registered once under their spec names, plus generic helpers
 // the built-in crossmaps need (constant, integer_id, quantity, dv_text,
-// dv_date_time, dv_coded_text_from_coding, date_part, select,
+// dv_date_time, dv_coded_text_from_coding, dv_proportion, openehr_element, date_part, select,
 // datetime_text, derived_id).
 import { bool, float, int, passthrough, str } from "./casts.js";
 import { constant } from "./constant.js";
@@ -11,6 +11,7 @@ import { codeableConcept, fhirDate, fhirPeriod, fhirReference } from "./fhir.js"
 import { format } from "./format.js";
 import { hl7v2Field } from "./hl7v2.js";
 import { dvCodedText, dvQuantity } from "./openehr.js";
+import { dvProportion, openehrElement } from "./openehr-element.js";
 import { dvCodedTextFromCoding, dvDateTime, dvText } from "./openehr-values.js";
 import { quantity } from "./quantity.js";
 import { TransformRegistry } from "./registry.js";
@@ -46,6 +47,8 @@ export function builtinTransforms(): TransformRegistry {
     .register("dv_text", dvText)
     .register("dv_date_time", dvDateTime)
     .register("dv_coded_text_from_coding", dvCodedTextFromCoding)
+    .register("dv_proportion", dvProportion)
+    .register("openehr_element", openehrElement)
     .register("date_part", datePart)
     .register("select", select)
     .register("datetime_text", datetimeText)

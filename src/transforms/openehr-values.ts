@@ -2,9 +2,17 @@
 // coded input (a {system, code, display} coding or a {coding: [...], text} concept). Which code systems map
 // to which openEHR terminology ids is config, so no terminology name lives here.
 import { z } from "zod";
-import { compileDateConverter } from "./date-convert.js";
+import {
+  compileDateParser,
+  DATE_FORMS,
+  type DateParts,
+  formatDate,
+  formatDateTime,
+  parseDate,
+  parseOffsetSetting,
+} from "./dates.js";
 import { describeValue, scalarKey } from "./describe.js";
-import { degrade, fail, type TransformDefinition, Unmappable } from "./types.js";
+import { degrade, fail, type TransformDefinition } from "./types.js";
 
 export const dvText: TransformDefinition<Record<string, never>> = {
   config: z.object({}).strict() as z.ZodType<Record<string, never>>,
@@ -22,25 +30,39 @@ const dtConfig = z
     /** DV_DATE_TIME (default) or DV_DATE. */
     type: z.enum(["date_time", "date"]).optional(),
     input_format: z.string().min(1).optional(),
+    /** Offset written on a time that has none (e.g. "Z"); without it such a time stays a local time. */
     assume_timezone: z.string().min(1).optional(),
   })
   .strict();
 
+/**
+ * openEHR date/times keep the precision the source has (Iso8601_date_time allows a date alone, and a time
+ * without an offset): "2013-05-17" stays a date, "2013-05-17 08:30" a local time. Only `assume_timezone`
+ * adds an offset.
+ */
 export const dvDateTime: TransformDefinition<z.infer<typeof dtConfig>> = {
   config: dtConfig,
-  description: "DV_DATE_TIME (or DV_DATE with type: date) holding the ISO 8601 form of the value.",
+  description:
+    "DV_DATE_TIME (or DV_DATE with type: date) holding the ISO 8601 form of the value, at its precision.",
   create: (cfg) => {
     const date = cfg.type === "date";
-    const convert = compileDateConverter({
-      type: date ? "date" : "dateTime",
-      ...(cfg.input_format ? { input_format: cfg.input_format } : {}),
-      ...(cfg.assume_timezone ? { assume_timezone: cfg.assume_timezone } : {}),
-    });
+    const custom = cfg.input_format ? compileDateParser(cfg.input_format) : undefined;
+    const parse = custom
+      ? (v: unknown): DateParts | undefined => (typeof v === "string" ? custom(v) : parseDate(v))
+      : parseDate;
+    let assumed: string | undefined;
+    if (cfg.assume_timezone !== undefined) {
+      assumed = parseOffsetSetting(cfg.assume_timezone);
+      if (assumed === undefined)
+        throw new Error(`assume_timezone "${cfg.assume_timezone}" is not Z, UTC or ±hh:mm`);
+    }
+    const expected = custom ? `the input_format "${cfg.input_format}"` : DATE_FORMS;
     const _type = date ? "DV_DATE" : "DV_DATE_TIME";
     return (v) => {
-      const r = convert(v);
-      if (!(r instanceof Unmappable)) return { _type, value: r };
-      return r.fallback === undefined ? r : degrade({ _type, value: r.fallback }, r.code, r.message);
+      const p = parse(v);
+      if (!p) return fail("invalid_date", `${describeValue(v)} is not a valid date: expected ${expected}`);
+      if (date || p.hour === undefined) return { _type, value: formatDate(p) };
+      return { _type, value: formatDateTime(p, p.offset ?? assumed ?? "") };
     };
   },
 };

@@ -20,10 +20,17 @@ describe("dv_date_time", () => {
       value: "1998-04-09",
     });
   });
-  it("keeps only the date, with a warning, when a time has no zone and none is assumed", () => {
-    const r = transformer("dv_date_time")("2013-05-17T08:30:00");
-    expect(r.out).toEqual({ _type: "DV_DATE_TIME", value: "2013-05-17" });
-    expect(r.issues.map((i) => [i.code, i.severity])).toEqual([["precision_reduced", "warning"]]);
+  it("keeps the source's precision: a date stays a date, a time without a zone a local time", () => {
+    const t = transformer("dv_date_time");
+    expect(t("2013-05-17T08:30:00")).toEqual({
+      out: { _type: "DV_DATE_TIME", value: "2013-05-17T08:30:00" },
+      issues: [],
+    });
+    expect(t("2013-05-17 08:30:00+02:00").out).toEqual({
+      _type: "DV_DATE_TIME",
+      value: "2013-05-17T08:30:00+02:00",
+    });
+    expect(t("2013-05").out).toEqual({ _type: "DV_DATE_TIME", value: "2013-05" });
   });
   it("reports an invalid date", () => {
     expect(transformer("dv_date_time")("yesterday").issues[0]?.code).toBe("invalid_date");

@@ -1,0 +1,85 @@
+// openEHR ELEMENT and DV_PROPORTION: `openehr_element` wraps the data value another openEHR transform makes in
+// the ELEMENT of an archetype node (node id and name from the template), so one field entry writes one
+// element and nothing when the value is absent or cannot be converted (an ELEMENT without a value would need
+// a null_flavour).
+import { z } from "zod";
+import { toFloat } from "./casts.js";
+import { describeValue } from "./describe.js";
+import { dvCodedText, dvQuantity } from "./openehr.js";
+import { dvCodedTextFromCoding, dvDateTime, dvText } from "./openehr-values.js";
+import { fail, type TransformDefinition, Unmappable } from "./types.js";
+import { valueMap } from "./value-map.js";
+import { vocabularyLookup } from "./vocabulary.js";
+
+const propConfig = z
+  .object({
+    /** openEHR proportion kind: percent (numerator over 100, type 2), unitary (over 1, type 1), ratio (0). */
+    kind: z.enum(["percent", "unitary"]),
+  })
+  .strict();
+
+export const dvProportion: TransformDefinition<z.infer<typeof propConfig>> = {
+  config: propConfig,
+  description:
+    "DV_PROPORTION of the value: percent (type 2, denominator 100) or unitary (type 1, denominator 1).",
+  create: (cfg) => {
+    const [denominator, type] = cfg.kind === "percent" ? [100, 2] : [1, 1];
+    return (v) => {
+      const numerator = toFloat(v);
+      if (numerator === undefined) return fail("invalid_value", `${describeValue(v)} is not a number`);
+      return { _type: "DV_PROPORTION", numerator, denominator, type };
+    };
+  },
+};
+
+/** The transforms an element's value may come from (each with its own config). */
+// Each definition validates its own config, so the table holds them config-agnostic.
+const VALUE_TRANSFORMS = {
+  dv_quantity: dvQuantity,
+  dv_coded_text: dvCodedText,
+  dv_coded_text_from_coding: dvCodedTextFromCoding,
+  dv_text: dvText,
+  dv_date_time: dvDateTime,
+  dv_proportion: dvProportion,
+  value_map: valueMap,
+  vocabulary_lookup: vocabularyLookup,
+} as unknown as Record<string, TransformDefinition<unknown>>;
+
+const elementConfig = z
+  .object({
+    node_id: z.string().regex(/^at\d{4}(\.\d+)*$/, "an at-code such as at0004"),
+    /** The node's name: its text in the template. */
+    name: z.string().min(1),
+    /** The value: `{type: <one of VALUE_TRANSFORMS>, ...its config}`. */
+    value: z
+      .object({ type: z.enum(Object.keys(VALUE_TRANSFORMS) as [string, ...string[]]) })
+      .catchall(z.unknown()),
+  })
+  .strict();
+
+export const openehrElement: TransformDefinition<z.infer<typeof elementConfig>> = {
+  config: elementConfig,
+  description:
+    "An ELEMENT (node_id, name) holding the data value made by `value: {type: dv_quantity|dv_coded_text|..., <its config>}`.",
+  create: (cfg, ctx) => {
+    const { type, ...valueConfig } = cfg.value;
+    const def = VALUE_TRANSFORMS[type] as TransformDefinition<unknown>;
+    const parsed = def.config
+      ? def.config.safeParse(valueConfig)
+      : { success: true as const, data: valueConfig };
+    if (!parsed.success)
+      throw new Error(
+        `value (${type}): ${parsed.error.issues.map((i) => `${i.path.join(".") || "config"}: ${i.message}`).join("; ")}`,
+      );
+    const inner = def.create(parsed.data, ctx);
+    const shell = { _type: "ELEMENT", archetype_node_id: cfg.node_id };
+    const wrap = (value: unknown) => ({ ...shell, name: { _type: "DV_TEXT", value: cfg.name }, value });
+    return (v, record) => {
+      const r = inner(v, record);
+      if (r === undefined || r === null) return undefined;
+      if (r instanceof Unmappable)
+        return r.fallback === undefined ? r : new Unmappable(r.code, r.message, wrap(r.fallback));
+      return wrap(r);
+    };
+  },
+};
