@@ -3,10 +3,12 @@
 // element and nothing when the value is absent or cannot be converted (an ELEMENT without a value would need
 // a null_flavour).
 import { z } from "zod";
+import type { SourceRecord } from "../crossmap/types.js";
 import { toFloat } from "./casts.js";
 import { describeValue } from "./describe.js";
 import { dvCodedText, dvQuantity } from "./openehr.js";
 import { dvCodedTextFromCoding, dvDateTime, dvText } from "./openehr-values.js";
+import { select } from "./select.js";
 import { fail, type TransformDefinition, Unmappable } from "./types.js";
 import { valueMap } from "./value-map.js";
 import { vocabularyLookup } from "./vocabulary.js";
@@ -54,13 +56,21 @@ const elementConfig = z
     value: z
       .object({ type: z.enum(Object.keys(VALUE_TRANSFORMS) as [string, ...string[]]) })
       .catchall(z.unknown()),
+    /** First pick one element of a list, as `select` does (the systolic component of a blood pressure). */
+    pick: z
+      .object({
+        where: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+        get: z.string().min(1).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
 export const openehrElement: TransformDefinition<z.infer<typeof elementConfig>> = {
   config: elementConfig,
   description:
-    "An ELEMENT (node_id, name) holding the data value made by `value: {type: dv_quantity|dv_coded_text|..., <its config>}`.",
+    "An ELEMENT (node_id, name) holding the data value made by `value: {type: dv_quantity|dv_coded_text|..., <its config>}`, of the element `pick` selects.",
   create: (cfg, ctx) => {
     const { type, ...valueConfig } = cfg.value;
     const def = VALUE_TRANSFORMS[type] as TransformDefinition<unknown>;
@@ -72,10 +82,16 @@ export const openehrElement: TransformDefinition<z.infer<typeof elementConfig>> 
         `value (${type}): ${parsed.error.issues.map((i) => `${i.path.join(".") || "config"}: ${i.message}`).join("; ")}`,
       );
     const inner = def.create(parsed.data, ctx);
+    const picker = cfg.pick
+      ? (select.create(cfg.pick, ctx) as (v: unknown, r: SourceRecord) => unknown)
+      : undefined;
     const shell = { _type: "ELEMENT", archetype_node_id: cfg.node_id };
     const wrap = (value: unknown) => ({ ...shell, name: { _type: "DV_TEXT", value: cfg.name }, value });
     return (v, record) => {
-      const r = inner(v, record);
+      const input = picker ? picker(v, record) : v;
+      if (input === undefined || input === null || input === "") return undefined;
+      if (input instanceof Unmappable) return input;
+      const r = inner(input, record);
       if (r === undefined || r === null) return undefined;
       if (r instanceof Unmappable)
         return r.fallback === undefined ? r : new Unmappable(r.code, r.message, wrap(r.fallback));

@@ -5,26 +5,51 @@ import { describeValue, scalarKey } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";
 
 const qConfig = z
-  .object({ unit_field: z.string().min(1).optional(), units: z.string().min(1).optional() })
+  .object({
+    unit_field: z.string().min(1).optional(),
+    units: z.string().min(1).optional(),
+    /** `quantity`: the value is a FHIR Quantity ({value, unit, system, code}) and carries its own units. */
+    input: z.enum(["number", "quantity"]).optional(),
+  })
   .strict()
-  .refine((c) => c.unit_field !== undefined || c.units !== undefined, {
-    message: "give unit_field or units (DV_QUANTITY requires units)",
+  .refine((c) => c.input === "quantity" || c.unit_field !== undefined || c.units !== undefined, {
+    message: "give unit_field or units (DV_QUANTITY requires units), or input: quantity",
   });
+
+const UCUM = "http://unitsofmeasure.org";
+
+/** A FHIR Quantity's number and units: the UCUM code where the system is UCUM (or unnamed), else `unit`. */
+function fromQuantity(v: unknown): { magnitude: unknown; units: string | undefined } {
+  if (v === null || typeof v !== "object") return { magnitude: v, units: undefined };
+  const q = v as { value?: unknown; unit?: unknown; code?: unknown; system?: unknown };
+  const code =
+    typeof q.code === "string" && q.code !== "" && (q.system === undefined || q.system === UCUM)
+      ? q.code
+      : undefined;
+  const unit = typeof q.unit === "string" && q.unit !== "" ? q.unit : undefined;
+  return { magnitude: q.value, units: code ?? unit };
+}
 
 export const dvQuantity: TransformDefinition<z.infer<typeof qConfig>> = {
   config: qConfig,
-  description: "DV_QUANTITY with the value as magnitude and units from unit_field, else `units`.",
+  description:
+    "DV_QUANTITY with the value as magnitude and units from unit_field, else `units`; or of a FHIR Quantity (input: quantity).",
   create: (cfg, ctx) => {
     const unitOf = cfg.unit_field ? ctx.compileSourcePath(cfg.unit_field) : undefined;
+    const quantity = cfg.input === "quantity";
     return (v, record) => {
-      const magnitude = toFloat(v);
-      if (magnitude === undefined) return fail("invalid_value", `${describeValue(v)} is not a number`);
+      const q = quantity ? fromQuantity(v) : { magnitude: v, units: undefined };
+      const magnitude = toFloat(q.magnitude);
+      if (magnitude === undefined)
+        return fail("invalid_value", `${describeValue(q.magnitude)} is not a number`);
       const fromField = unitOf ? scalarKey(unitOf(record)) : undefined;
-      const units = fromField || cfg.units;
+      const units = q.units || fromField || cfg.units;
       if (!units)
         return fail(
           "missing_value",
-          `no units for ${magnitude}: ${cfg.unit_field} is absent and no default units`,
+          quantity && !unitOf && !cfg.units
+            ? `no units for ${magnitude}: the quantity has neither a UCUM code nor a unit`
+            : `no units for ${magnitude}: ${cfg.unit_field} is absent and no default units`,
         );
       return { _type: "DV_QUANTITY", magnitude, units };
     };

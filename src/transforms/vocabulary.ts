@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { VocabularyBridge } from "../vocab/bridge.js";
 import { toInteger } from "./casts.js";
-import { describeValue } from "./describe.js";
+import { describeValue, scalarKey } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";
 
 const config = z
@@ -26,6 +26,12 @@ const config = z
     relationships: z.array(z.string().min(1)).min(1).optional(),
     /** Used only when no vocabulary is configured: codeable_concept output of the bare id under this system. */
     fallback_system: z.string().min(1).optional(),
+    /**
+     * Used only when no vocabulary is configured: dv_coded_text output of the bare id in this terminology
+     * (e.g. "OHDSI"), its text from `fallback_text_field` (e.g. the row's *_source_value), else the id.
+     */
+    fallback_terminology: z.string().min(1).optional(),
+    fallback_text_field: z.string().min(1).optional(),
   })
   .strict();
 type Config = z.infer<typeof config>;
@@ -47,8 +53,26 @@ export const vocabularyLookup: TransformDefinition<Config> = {
             : { coding: [{ system, code: String(id) }] };
         };
       }
+      if (cfg.fallback_terminology && output === "dv_coded_text") {
+        const terminology = cfg.fallback_terminology;
+        const textOf = cfg.fallback_text_field ? ctx.compileSourcePath(cfg.fallback_text_field) : undefined;
+        return (v, record) => {
+          const id = toInteger(v);
+          if (id === undefined) return fail("invalid_value", `${describeValue(v)} is not a concept id`);
+          const text = textOf ? scalarKey(textOf(record)) : undefined;
+          return {
+            _type: "DV_CODED_TEXT",
+            value: text || String(id),
+            defining_code: {
+              _type: "CODE_PHRASE",
+              terminology_id: { _type: "TERMINOLOGY_ID", value: terminology },
+              code_string: String(id),
+            },
+          };
+        };
+      }
       throw new Error(
-        "no vocabulary bridge configured: pass --vocab DIR (or give fallback_system for codeable_concept output)",
+        "no vocabulary bridge configured: pass --vocab DIR (or give fallback_system for codeable_concept output, fallback_terminology for dv_coded_text)",
       );
     }
     return lookup(vocab, cfg, output);

@@ -52,6 +52,26 @@ describe("openehr_element", () => {
     expect(r.issues.map((i) => [i.code, i.severity])).toEqual([["unmapped_value", "warning"]]);
   });
 
+  it("picks one element of a list first: the systolic component of a blood pressure, as a FHIR Quantity", () => {
+    const t = transformer("openehr_element", {
+      node_id: "at0004",
+      name: "Systolic",
+      pick: { where: { "code.coding[0].code": "8480-6" }, get: "valueQuantity" },
+      value: { type: "dv_quantity", input: "quantity" },
+    });
+    const component = [
+      { code: { coding: [{ code: "8462-4" }] }, valueQuantity: { value: 80, unit: "mmHg", system: "http://unitsofmeasure.org", code: "mm[Hg]" } },
+      { code: { coding: [{ code: "8480-6" }] }, valueQuantity: { value: 121, unit: "mmHg", system: "http://unitsofmeasure.org", code: "mm[Hg]" } },
+    ];
+    expect(t(component).out).toEqual({
+      _type: "ELEMENT",
+      archetype_node_id: "at0004",
+      name: { _type: "DV_TEXT", value: "Systolic" },
+      value: { _type: "DV_QUANTITY", magnitude: 121, units: "mm[Hg]" },
+    });
+    expect(t(component.slice(0, 1))).toEqual({ out: undefined, issues: [] });
+  });
+
   it("fails to load with a bad node id or a bad value config, naming the key", () => {
     const doc = (config: string) =>
       `source: s\ntarget: t\nentity_map: {e: T}\nfield_map:\n  e.x: {target: T.y, transform: openehr_element, config: ${config}}\n`;
@@ -59,8 +79,30 @@ describe("openehr_element", () => {
       'crossmap x.yaml is invalid (1 problem)\n  x.yaml:5:68: field_map["e.x"].config.node_id: openehr_element: "node_id": an at-code such as at0004',
     );
     expect(loadError(doc("{node_id: at0004, name: W, value: {type: dv_quantity}}"))).toContain(
-      "value (dv_quantity): config: give unit_field or units (DV_QUANTITY requires units)",
+      "value (dv_quantity): config: give unit_field or units (DV_QUANTITY requires units), or input: quantity",
     );
+  });
+});
+
+describe("dv_quantity of a FHIR Quantity", () => {
+  const t = transformer("dv_quantity", { input: "quantity" });
+  it("takes the UCUM code as units, else the unit text", () => {
+    expect(t({ value: 72.5, unit: "kilogram", system: "http://unitsofmeasure.org", code: "kg" }).out).toEqual({
+      _type: "DV_QUANTITY",
+      magnitude: 72.5,
+      units: "kg",
+    });
+    expect(t({ value: 3, unit: "tablets", system: "http://example.org/units", code: "TAB" }).out).toEqual({
+      _type: "DV_QUANTITY",
+      magnitude: 3,
+      units: "tablets",
+    });
+  });
+  it("reports a quantity without units or without a number", () => {
+    expect(t({ value: 3 }).issues.map((i) => i.message)).toEqual([
+      "no units for 3: the quantity has neither a UCUM code nor a unit",
+    ]);
+    expect(t({ unit: "kg" }).issues.map((i) => i.code)).toEqual(["invalid_value"]);
   });
 });
 
