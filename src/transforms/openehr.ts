@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { toFloat } from "./casts.js";
 import { describeValue, scalarKey } from "./describe.js";
-import { fail, type TransformDefinition } from "./types.js";
+import { degrade, fail, type TransformDefinition } from "./types.js";
 
 const qConfig = z
   .object({
@@ -10,6 +10,11 @@ const qConfig = z
     units: z.string().min(1).optional(),
     /** `quantity`: the value is a FHIR Quantity ({value, unit, system, code}) and carries its own units. */
     input: z.enum(["number", "quantity"]).optional(),
+    /**
+     * Decimal places the archetype allows (its C_DV_QUANTITY precision): the magnitude is rounded to them
+     * and DV_QUANTITY.precision set; a value that had more is written with a precision_reduced warning.
+     */
+    precision: z.number().int().min(0).max(15).optional(),
   })
   .strict()
   .refine((c) => c.input === "quantity" || c.unit_field !== undefined || c.units !== undefined, {
@@ -51,7 +56,16 @@ export const dvQuantity: TransformDefinition<z.infer<typeof qConfig>> = {
             ? `no units for ${magnitude}: the quantity has neither a UCUM code nor a unit`
             : `no units for ${magnitude}: ${cfg.unit_field} is absent and no default units`,
         );
-      return { _type: "DV_QUANTITY", magnitude, units };
+      if (cfg.precision === undefined) return { _type: "DV_QUANTITY", magnitude, units };
+      const rounded = Number(magnitude.toFixed(cfg.precision));
+      const value = { _type: "DV_QUANTITY", magnitude: rounded, units, precision: cfg.precision };
+      return rounded === magnitude
+        ? value
+        : degrade(
+            value,
+            "precision_reduced",
+            `${magnitude} ${units} rounded to ${rounded}: the archetype records ${cfg.precision} decimal place(s)`,
+          );
     };
   },
 };

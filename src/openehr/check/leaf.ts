@@ -60,13 +60,32 @@ export function quantityProblems(v: Json, c: CDvQuantity): LeafProblem[] {
       at: "magnitude",
       message: `${m} ${item.units} is outside ${formatInterval(item.magnitude)}`,
     });
-  if (typeof m === "number" && item.precision?.upper === 0 && !Number.isInteger(m))
+  // The archetype's precision bounds DV_QUANTITY.precision and the decimal places of the magnitude.
+  const upper = item.precision?.upper;
+  if (typeof m === "number" && upper !== undefined && upper >= 0 && decimals(m) > upper)
     out.push({
       code: "precision",
       at: "magnitude",
-      message: `${m} ${item.units} must be a whole number (precision 0)`,
+      message:
+        upper === 0
+          ? `${m} ${item.units} must be a whole number (precision 0)`
+          : `${m} ${item.units} has more than ${upper} decimal place(s)`,
+    });
+  if (typeof v.precision === "number" && item.precision && !inInterval(item.precision, v.precision))
+    out.push({
+      code: "precision",
+      at: "precision",
+      message: `precision ${v.precision} is outside ${formatInterval(item.precision)}`,
     });
   return out;
+}
+
+/** Decimal places of a number as JSON writes it (1e-7 -> 7). */
+function decimals(n: number): number {
+  if (Number.isInteger(n)) return 0;
+  const [mantissa = "", exp] = String(n).split("e");
+  const frac = mantissa.split(".")[1]?.length ?? 0;
+  return Math.max(0, frac - Number(exp ?? 0));
 }
 
 export function ordinalProblems(v: Json, c: CDvOrdinal): LeafProblem[] {
