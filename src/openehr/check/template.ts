@@ -293,6 +293,8 @@ export class TemplateChecker {
         return c.nodeId === id;
       });
     } else {
+      // Constraints on LOCATABLEs (all with node ids) match nothing that lacks an archetype_node_id.
+      if (children.length > 0 && children.every((c) => c.nodeId !== "" || c.kind === "C_ARCHETYPE_ROOT")) return undefined;
       const type = typeof v._type === "string" ? v._type : (children[0]?.rmTypeName ?? "");
       candidates = children.filter((c) => conformsTo(type, c.rmTypeName));
     }
