@@ -293,9 +293,9 @@ export class TemplateChecker {
         return c.nodeId === id;
       });
     } else {
-      // Constraints on LOCATABLEs (all with node ids) match nothing that lacks an archetype_node_id.
-      if (children.length > 0 && children.every((c) => c.nodeId !== "" || c.kind === "C_ARCHETYPE_ROOT")) return undefined;
       const type = typeof v._type === "string" ? v._type : (children[0]?.rmTypeName ?? "");
+      // A LOCATABLE without an archetype_node_id matches no constraint (the RM schema reports what it lacks).
+      if (conformsTo(type, "LOCATABLE")) return undefined;
       candidates = children.filter((c) => conformsTo(type, c.rmTypeName));
     }
     if (candidates.length <= 1) return candidates[0];
