@@ -2,7 +2,19 @@ import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli/main.js";
 import { runCli } from "./run-cli.js";
 
-const ALL = ["demo", "check", "list", "transforms", "map", "report", "validate", "serve", "projects", "keys", "vocab"];
+const ALL = [
+  "demo",
+  "check",
+  "list",
+  "transforms",
+  "map",
+  "report",
+  "validate",
+  "serve",
+  "projects",
+  "keys",
+  "vocab",
+];
 
 describe("crossmap: commands are loaded only when needed", () => {
   it("builds the named command alone, and every command for no, help or an unknown command", async () => {

@@ -60,8 +60,14 @@ describe("openehr_element", () => {
       value: { type: "dv_quantity", input: "quantity" },
     });
     const component = [
-      { code: { coding: [{ code: "8462-4" }] }, valueQuantity: { value: 80, unit: "mmHg", system: "http://unitsofmeasure.org", code: "mm[Hg]" } },
-      { code: { coding: [{ code: "8480-6" }] }, valueQuantity: { value: 121, unit: "mmHg", system: "http://unitsofmeasure.org", code: "mm[Hg]" } },
+      {
+        code: { coding: [{ code: "8462-4" }] },
+        valueQuantity: { value: 80, unit: "mmHg", system: "http://unitsofmeasure.org", code: "mm[Hg]" },
+      },
+      {
+        code: { coding: [{ code: "8480-6" }] },
+        valueQuantity: { value: 121, unit: "mmHg", system: "http://unitsofmeasure.org", code: "mm[Hg]" },
+      },
     ];
     expect(t(component).out).toEqual({
       _type: "ELEMENT",
@@ -87,11 +93,13 @@ describe("openehr_element", () => {
 describe("dv_quantity of a FHIR Quantity", () => {
   const t = transformer("dv_quantity", { input: "quantity" });
   it("takes the UCUM code as units, else the unit text", () => {
-    expect(t({ value: 72.5, unit: "kilogram", system: "http://unitsofmeasure.org", code: "kg" }).out).toEqual({
-      _type: "DV_QUANTITY",
-      magnitude: 72.5,
-      units: "kg",
-    });
+    expect(t({ value: 72.5, unit: "kilogram", system: "http://unitsofmeasure.org", code: "kg" }).out).toEqual(
+      {
+        _type: "DV_QUANTITY",
+        magnitude: 72.5,
+        units: "kg",
+      },
+    );
     expect(t({ value: 3, unit: "tablets", system: "http://example.org/units", code: "TAB" }).out).toEqual({
       _type: "DV_QUANTITY",
       magnitude: 3,
