@@ -57,10 +57,24 @@ export function analyseCrossmap(
     errors: problems.list,
     warnings: warnings.list,
   });
-  for (const e of yamlDoc.errors) {
-    const p: Problem = { path: [], code: "yaml_syntax", message: e.message.split("\n")[0] ?? e.message };
-    if (options.file !== undefined) p.file = options.file;
+  // After the first syntax error the parser's view of the text is lost, so the errors after it are mostly
+  // echoes of that one (a bracket in an unquoted path gives one per token to the end of the file): only the
+  // first is reported, saying how many follow. Duplicate keys are each real, and all reported.
+  const syntax = yamlDoc.errors.filter((e) => e.code !== "DUPLICATE_KEY");
+  const reported = [...yamlDoc.errors.filter((e) => e.code === "DUPLICATE_KEY"), ...syntax.slice(0, 1)];
+  reported.sort((a, b) => a.pos[0] - b.pos[0]);
+  for (const e of reported) {
+    let message = e.message.split("\n")[0] ?? e.message;
     const pos = lines.linePos(e.pos[0]);
+    if (e === syntax[0]) {
+      const hint = quotingHint(text, pos.line);
+      if (hint) message += `; ${hint}`;
+      if (syntax.length > 1) {
+        message += ` (${syntax.length - 1} more syntax error${syntax.length === 2 ? "" : "s"} after it, most likely caused by this one)`;
+      }
+    }
+    const p: Problem = { path: [], code: "yaml_syntax", message };
+    if (options.file !== undefined) p.file = options.file;
     p.line = pos.line;
     p.column = pos.col;
     problems.list.push(p);
@@ -125,4 +139,15 @@ export async function loadCrossmapFile(
   options: Omit<LoadOptions, "file"> = {},
 ): Promise<Crossmap> {
   return parseCrossmap(await readCrossmapText(path), { ...options, file: path });
+}
+
+/**
+ * The usual cause of a syntax error in a crossmap: a path with `[...]` (or a `,`) written unquoted inside a
+ * flow collection (`{target: code.coding[0].code}`), where YAML reads `[` as the start of a list.
+ */
+function quotingHint(text: string, line: number): string | undefined {
+  const source = text.split("\n", line)[line - 1] ?? "";
+  return /[{,]\s*[\w.$-]+\s*:\s*[^"'\s{[][^,}"']*\[/.test(source)
+    ? 'inside { } or [ ], a value holding [ ] or a comma must be quoted, e.g. {field: "code.coding[0].code"}'
+    : undefined;
 }

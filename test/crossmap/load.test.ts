@@ -93,6 +93,17 @@ describe("load errors name the file, line, column and key", () => {
       "x.yaml:6:3: Map keys must be unique",
     );
   });
+  it("reports the first YAML syntax error only, with how many follow and the quoting hint", () => {
+    expect(
+      loadError(
+        `${head}field_map:\n  e.a: {target: T.b, when: {field: c.d[0].e, equals: x}}\n  e.b: {target: T.c}\n`,
+      ),
+    ).toBe(
+      "crossmap x.yaml is invalid (1 problem)\n" +
+        '  x.yaml:5:39: Unexpected flow-seq-start at node end; inside { } or [ ], a value holding [ ] or a comma must be quoted, e.g. {field: "code.coding[0].code"} (11 more syntax errors after it, most likely caused by this one)',
+    );
+    expect(loadError("source: [\n")).not.toContain("must be quoted");
+  });
   it("reports every problem of a document at once", () => {
     const e = loadError(
       `${head}field_map:\n  e.a: {target: T.b, transform: nope}\n  q.b: {target: T.c}\n  e.c: {target: "T.d[", transform: int}\n`,
