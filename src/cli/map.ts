@@ -32,6 +32,8 @@ interface MapFlags {
   transforms?: string;
   format?: InputFormat | "hl7v2";
   bundle?: string;
+  assumeTimezone?: string;
+  strictSegments?: boolean;
   workers: number;
   output?: string;
   outDir?: string;
@@ -72,8 +74,16 @@ export function registerMap(program: Command): void {
     )
     .addOption(
       new Option("--bundle <type>", "with --format hl7v2: the FHIR Bundle made of each message")
-        .choices(["collection", "transaction"])
+        .choices(["collection", "transaction", "message"])
         .default("collection"),
+    )
+    .option(
+      "--assume-timezone <offset>",
+      "with --format hl7v2: the offset (Z, +02:00) of times sent without one; default: such times keep only their date",
+    )
+    .option(
+      "--strict-segments",
+      "with --format hl7v2: a segment the crossmap does not map is an error, not a warning",
     )
     .option(
       "--workers <n>",
@@ -134,7 +144,7 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
   if (flags.format === "hl7v2" || (flags.format === undefined && defaultsToEr7(plan.source, files))) {
     // Imported only here: the ER7 reader and its HL7 v2 tables cost every other run start-up time.
     const { hl7v2MapCommand } = await import("../pipeline/hl7v2/command.js");
-    return hl7v2MapCommand(files, flags, plan);
+    return hl7v2MapCommand(files, flags, plan, process, spec.crossmaps[0]);
   }
   if (!flags.quiet) {
     for (const [entity, gap] of plan.gaps) {

@@ -198,7 +198,8 @@ function checkSources(
   const check = (path: string, where: KeyPath, preferKey: boolean): void => {
     // `$ctx.` and other `$` names are the reader's context, not fields of the record.
     if (path.startsWith("$")) return;
-    const problem = side.fieldProblem(entity, head(path));
+    // `PID.3$2` is the second repetition of PID-3 (the HL7 v2 reader's notation): field 3.
+    const problem = side.fieldProblem(entity, head(path).replace(/\$\d+$/, ""));
     if (problem) sink.add(where, "unknown_field", problem, preferKey);
   };
   const declared = entry.source;

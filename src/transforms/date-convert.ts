@@ -53,8 +53,10 @@ export function compileDateConverter(opts: DateConvertOptions): (v: unknown) => 
         `${describeValue(v)} has a time but no timezone offset, which FHIR requires; kept the date only (set assume_timezone to keep the time)`,
       );
     }
-    if (type === "instant" && (p.day === undefined || p.second === undefined)) {
-      return fail("invalid_date", `${describeValue(v)} is not precise to the second; an instant needs that`);
+    // An instant is written to the second: a time sent to the minute gets ":00", which adds nothing
+    // (HL7 TS "200203150730+0215" is 07:30:00+02:15). A time to the hour is too coarse to call an instant.
+    if (type === "instant" && (p.day === undefined || p.minute === undefined)) {
+      return fail("invalid_date", `${describeValue(v)} is not precise to the minute; an instant needs that`);
     }
     return formatDateTime(p, offset);
   };

@@ -7,11 +7,9 @@ import type { SourceRecord } from "../crossmap/types.js";
 import { toFloat } from "./casts.js";
 import { compileDateConverter } from "./date-convert.js";
 import { describeValue } from "./describe.js";
+import { at, type Components, composite, nonEmpty, type Part } from "./hl7v2-composites.js";
 import { er7Split, isEr7Record } from "./hl7v2-value.js";
 import { degrade, fail, type TransformDefinition, Unmappable } from "./types.js";
-
-/** Components, each a list of subcomponents, unescaped. */
-type Components = string[][];
 
 const ESCAPES: Record<string, string> = { F: "|", S: "^", T: "&", R: "~", E: "\\", ".br": "\n" };
 
@@ -48,21 +46,14 @@ export function splitField(v: unknown, record?: SourceRecord): Components[] | un
   return undefined;
 }
 
-// Senders pad values ("Ann Arbor "); FHIR strings must not be blank, and padding carries no meaning.
-const at = (c: Components, comp: number, sub = 1): string => c[comp - 1]?.[sub - 1]?.trim() ?? "";
+// Senders pad values ("Ann Arbor "); FHIR strings must not be blank, and padding carries no meaning: `at`
+// trims (hl7v2-composites.ts).
 /** A component's subcomponents joined by spaces: SAD "1000&Hospital Lane" is one address line. */
 const joined = (c: Components, comp: number): string =>
   (c[comp - 1] ?? [])
     .map((s) => s.trim())
     .filter(Boolean)
     .join(" ");
-const nonEmpty = <T extends Record<string, unknown>>(o: T): T | undefined => {
-  for (const k of Object.keys(o)) {
-    const x = o[k];
-    if (x === undefined || x === "" || (Array.isArray(x) && x.length === 0)) delete o[k];
-  }
-  return Object.keys(o).length > 0 ? o : undefined;
-};
 const list = (...xs: string[]): string[] => xs.filter((x) => x !== "");
 
 const NAME_USE: Record<string, string> = { L: "official", D: "usual", M: "maiden", N: "nickname" };
@@ -102,6 +93,13 @@ const FORMATS = [
   "CWE",
   "CE",
   "CNE",
+  "EI",
+  "XCN",
+  "XON",
+  "PL",
+  "CQ",
+  "DR",
+  "HD",
 ] as const;
 
 const config = z
@@ -129,11 +127,30 @@ const config = z
     /** CWE/CE/CNE: the system of a coding whose coding-system name (component 3 or 6) is empty. */
     default_system: z.string().min(1).optional(),
     assume_timezone: z.string().min(1).optional(),
+    /**
+     * CX: the codes of HL7 table 0203 (identifier type). A CX-5 among them is a v2-0203 coding; any other
+     * value is kept as `type.text` rather than written as a code the system does not have.
+     */
+    identifier_types: z.array(z.string().min(1)).min(1).optional(),
+    /**
+     * XCN, XON, PL, HD: the whole as a logical Reference (identifier and display; the default), or its `name`,
+     * `identifier` or `display`; HD also as a `uri` (`urn:oid:` for ISO ids). CWE/CE/CNE: `coding`, the first
+     * coding alone instead of a CodeableConcept.
+     */
+    part: z.enum(["reference", "name", "identifier", "display", "uri", "coding"]).optional(),
   })
   .strict();
 type Config = z.infer<typeof config>;
 
 type Render = (c: Components, record: SourceRecord) => unknown;
+
+/** `--assume-timezone` of an HL7 v2 run: the reader puts it on every record as `$ctx.timezone`. */
+function runTimezone(record: SourceRecord): string | undefined {
+  const ctx = (record as { $ctx?: { timezone?: unknown } }).$ctx;
+  return ctx !== null && typeof ctx === "object" && typeof ctx.timezone === "string"
+    ? ctx.timezone
+    : undefined;
+}
 
 /** Coding-system name -> URI, exact keys first, then `prefix*` keys. */
 function systemResolver(systems: Record<string, string> = {}): (name: string) => string | undefined {
@@ -222,13 +239,28 @@ function renderer(cfg: Config, unitField: Getter | undefined): Render {
     case "DT":
     case "DTM":
     case "TS": {
+      const type = cfg.type ?? (cfg.format === "DT" ? "date" : "dateTime");
       const convert = compileDateConverter({
-        type: cfg.type ?? (cfg.format === "DT" ? "date" : "dateTime"),
+        type,
         ...(cfg.assume_timezone ? { assume_timezone: cfg.assume_timezone } : {}),
       });
-      return (c) => convert(at(c, comp, sub));
+      if (cfg.assume_timezone) return (c) => convert(at(c, comp, sub));
+      // The run's --assume-timezone travels on the ER7 reader's record context; a field's own
+      // assume_timezone wins over it.
+      const byZone = new Map<string, (v: unknown) => unknown>();
+      return (c, record) => {
+        const zone = runTimezone(record);
+        if (zone === undefined) return convert(at(c, comp, sub));
+        let zoned = byZone.get(zone);
+        if (zoned === undefined) {
+          zoned = compileDateConverter({ type, assume_timezone: zone });
+          if (byZone.size < 16) byZone.set(zone, zoned);
+        }
+        return zoned(at(c, comp, sub));
+      };
     }
-    case "CX":
+    case "CX": {
+      const typeCodes = cfg.identifier_types ? new Set(cfg.identifier_types) : undefined;
       return (c) => {
         const universal = at(c, 4, 2);
         const kind = at(c, 4, 3);
@@ -238,12 +270,16 @@ function renderer(cfg: Config, unitField: Getter | undefined): Render {
             : universal && /^(URI|URL)$/.test(kind)
               ? universal
               : undefined;
-        const type = at(c, 5)
-          ? { coding: [{ system: "http://terminology.hl7.org/CodeSystem/v2-0203", code: at(c, 5) }] }
-          : undefined;
+        const code = at(c, 5);
+        const type = !code
+          ? undefined
+          : typeCodes === undefined || typeCodes.has(code)
+            ? { coding: [{ system: "http://terminology.hl7.org/CodeSystem/v2-0203", code }] }
+            : { text: code };
         const assigner = at(c, 4, 1) ? { display: at(c, 4, 1) } : undefined;
         return nonEmpty({ type, system, value: at(c, 1), assigner });
       };
+    }
     case "XPN":
       return (c) =>
         nonEmpty({
@@ -294,7 +330,7 @@ function renderer(cfg: Config, unitField: Getter | undefined): Render {
           codings.push(coding);
         }
         const text = at(c, 9) || (codings.length === 0 ? at(c, 2) : "");
-        const out = nonEmpty({ coding: codings, text });
+        const out = cfg.part === "coding" ? codings[0] : nonEmpty({ coding: codings, text });
         if (out && unknown.length > 0) {
           return degrade(
             out,
@@ -303,6 +339,30 @@ function renderer(cfg: Config, unitField: Getter | undefined): Render {
           );
         }
         return out;
+      };
+    }
+    case "EI":
+    case "HD":
+    case "XCN":
+    case "XON":
+    case "PL":
+      return composite(cfg.format, cfg.part === "coding" ? undefined : (cfg.part as Part | undefined));
+    case "CQ":
+      // CQ: quantity ^ units (CWE); a unit without a coding system is written as text only.
+      return (c) => {
+        const n = toFloat(at(c, 1));
+        if (n === undefined)
+          return at(c, 1) ? fail("invalid_value", `${describeValue(at(c, 1))} is not a number`) : undefined;
+        return nonEmpty({ value: n, unit: at(c, 2, 2) || at(c, 2, 1) });
+      };
+    case "DR": {
+      const convert = compileDateConverter({ type: cfg.type ?? "dateTime" });
+      return (c) => {
+        const start = at(c, 1) ? convert(at(c, 1)) : undefined;
+        const end = at(c, 2) ? convert(at(c, 2)) : undefined;
+        const bad = [start, end].find((x) => x instanceof Unmappable) as Unmappable | undefined;
+        if (bad) return bad;
+        return nonEmpty({ start: start as string | undefined, end: end as string | undefined });
       };
     }
     default:

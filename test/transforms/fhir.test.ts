@@ -33,11 +33,12 @@ describe("fhir_date", () => {
       "2020-01-02T10:00:00+01:00",
     );
   });
-  it("as an instant needs a time to the second", () => {
+  it("as an instant needs a time to the minute, and pads the seconds", () => {
     const i = transformer("fhir_date", { type: "instant", assume_timezone: "Z" });
     expect(i("2020-01-02T10:30:05").out).toBe("2020-01-02T10:30:05Z");
+    expect(i("2020-01-02T10:30").out).toBe("2020-01-02T10:30:00Z");
     expect(codes(i("2020-01-02"))).toEqual(["invalid_date"]);
-    expect(codes(i("2020-01-02T10:30"))).toEqual(["invalid_date"]);
+    expect(codes(i("2020010210"))).toEqual(["invalid_date"]);
   });
   it("rejects a bad assume_timezone at load", () => {
     expect(

@@ -182,10 +182,11 @@ describe("hl7v2_field extensions", () => {
       coding: [{ system: "http://terminology.hl7.org/CodeSystem/v2-0002", code: "M", display: "Married" }],
     });
   });
-  it("TS as an instant needs seconds and an offset", () => {
+  it("TS as an instant keeps a time to the minute with its offset, seconds padded", () => {
     const t = transformer("hl7v2_field", { format: "TS", type: "instant" });
     expect(t("20141006092900+0700").out).toBe("2014-10-06T09:29:00+07:00");
-    expect(codes(t("200801311600+0215"))).toEqual(["invalid_date"]);
+    expect(t("200203150730+0215").out).toBe("2002-03-15T07:30:00+02:15");
+    expect(codes(t("2008013116+0215"))).toEqual(["invalid_date"]);
   });
   it("TS keeps the sender's offset and, without one, keeps only the date with a warning", () => {
     const t = transformer("hl7v2_field", { format: "TS" });
@@ -193,6 +194,21 @@ describe("hl7v2_field extensions", () => {
     const r = t("20070725111624");
     expect(r.out).toBe("2007-07-25");
     expect(r.issues[0]).toMatchObject({ code: "precision_reduced", severity: "warning" });
+  });
+  it("CX-5 outside identifier_types keeps its text instead of a wrong v2-0203 coding", () => {
+    const t = transformer("hl7v2_field", { format: "CX", identifier_types: ["MR", "SS"] });
+    expect(t("123^^^^MR").out).toEqual({
+      type: { coding: [{ system: "http://terminology.hl7.org/CodeSystem/v2-0203", code: "MR" }] },
+      value: "123",
+    });
+    expect(t("PSSN1^^^^Soc Sec").out).toEqual({ type: { text: "Soc Sec" }, value: "PSSN1" });
+  });
+  it("a TS without an offset takes the run's --assume-timezone from the record context", () => {
+    const t = transformer("hl7v2_field", { format: "TS" });
+    expect(t("20070725111624", { $ctx: { timezone: "+02:00" } }).out).toBe("2007-07-25T11:16:24+02:00");
+    expect(t("20070725111624+0100", { $ctx: { timezone: "+02:00" } }).out).toBe("2007-07-25T11:16:24+01:00");
+    const own = transformer("hl7v2_field", { format: "TS", assume_timezone: "Z" });
+    expect(own("20070725111624", { $ctx: { timezone: "+02:00" } }).out).toBe("2007-07-25T11:16:24Z");
   });
   it("XAD joins the subcomponents of a street address and trims padding", () => {
     expect(

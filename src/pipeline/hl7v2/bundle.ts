@@ -15,13 +15,15 @@ import type {
 import { deriveId } from "../../transforms/derived-id.js";
 import type { Hl7Message, SegmentContext } from "./message.js";
 
-export type BundleType = "collection" | "transaction";
+export type BundleType = "collection" | "transaction" | "message";
 
 /**
  * The mapper of a segment type, or undefined when nothing maps it. The pipeline's MappingPlan has this
  * shape (so `--via` chains work), and `segmentMappers` adapts a single Crossmap.
  */
 export interface SegmentMappers {
+  /** The segments each entity reads through another (`PID.$ctx.child.PD1.4`, `RXE.$ctx.seg.ORC.5`). */
+  readonly reads?: SegmentReads;
   mapperFor(entity: string):
     | {
         readonly targetEntity: string;
@@ -34,12 +36,77 @@ export interface SegmentMappers {
   readonly gather?: GatherPlan;
 }
 
+/** `$ctx.seg.ORC` / `$ctx.child.TQ1` steps of a source path, in order. */
+const STEP = /\$ctx\.(seg|child)\.([A-Z][A-Z0-9]{2})\b/g;
+
+/** How an entity reaches other segments' fields: chains of steps, e.g. OBR -> [seg ORC, child TQ1]. */
+export type SegmentReads = ReadonlyMap<string, readonly (readonly ["seg" | "child", string])[][]>;
+
+function addReads(out: Map<string, ["seg" | "child", string][][]>, entity: string, path: string): void {
+  const chain = [...path.matchAll(STEP)].map((m) => [m[1], m[2]] as ["seg" | "child", string]);
+  if (chain.length === 0) return;
+  const list = out.get(entity) ?? [];
+  if (!list.some((c) => c.join("/") === chain.join("/"))) list.push(chain);
+  out.set(entity, list);
+}
+
+/** Which segments each entity of a crossmap reads through `$ctx.seg.<TYPE>` and `$ctx.child.<TYPE>`. */
+export function segmentReads(source: Crossmap): SegmentReads {
+  const out = new Map<string, ["seg" | "child", string][][]>();
+  for (const f of source.fieldMappings()) {
+    for (const p of [...f.sources, ...f.reads]) addReads(out, f.sourceEntity, p);
+  }
+  return out;
+}
+
+/** The same from a crossmap document as parsed YAML (for a plan, which hides its crossmaps). */
+export function segmentReadsOfDocument(doc: unknown): SegmentReads {
+  const out = new Map<string, ["seg" | "child", string][][]>();
+  const fieldMap = (doc as { field_map?: Record<string, unknown> } | null)?.field_map ?? {};
+  for (const [key, entry] of Object.entries(fieldMap)) {
+    const entity = key.slice(0, key.indexOf("."));
+    const scan = (v: unknown): void => {
+      if (typeof v === "string") addReads(out, entity, v.startsWith(`${entity}.`) ? v : `${entity}.${v}`);
+      else if (Array.isArray(v)) v.forEach(scan);
+      else if (v !== null && typeof v === "object") Object.values(v).forEach(scan);
+    };
+    scan(key);
+    scan(entry);
+  }
+  return out;
+}
+
+const typesOf = new WeakMap<SegmentReads, ReadonlySet<string>>();
+const NONE: ReadonlySet<string> = new Set();
+
+/** Every segment type some entity reads through another segment (parsed even when no entity maps it). */
+export function readTypes(reads: SegmentReads | undefined): ReadonlySet<string> {
+  if (reads === undefined) return NONE;
+  let out = typesOf.get(reads);
+  if (out === undefined) {
+    const s = new Set<string>();
+    for (const chains of reads.values()) for (const c of chains) for (const [, t] of c) s.add(t);
+    out = s;
+    typesOf.set(reads, out);
+  }
+  return out;
+}
+
+const adapted = new WeakMap<Crossmap, SegmentMappers>();
+
+/** A crossmap as SegmentMappers, made once per crossmap (its reads are found by walking its fields). */
 export function segmentMappers(source: Crossmap | SegmentMappers): SegmentMappers {
   if (!(source instanceof Crossmap)) return source;
-  return {
-    mapperFor: (e) => (source.hasEntity(e) ? source.mapper(e) : undefined),
-    gather: source.gatherPlan,
-  };
+  let m = adapted.get(source);
+  if (m === undefined) {
+    m = {
+      reads: segmentReads(source),
+      mapperFor: (e) => (source.hasEntity(e) ? source.mapper(e) : undefined),
+      gather: source.gatherPlan,
+    };
+    adapted.set(source, m);
+  }
+  return m;
 }
 
 export interface MessageResult {
@@ -78,21 +145,61 @@ function fullUrlOf(ctx: SegmentContext, output: string, index: number, value: Ta
   return `urn:uuid:${String(deriveId([ctx.id], output, "uuid"))}`;
 }
 
+export interface BundleOptions {
+  /** `--strict-segments`: a segment the crossmap does not map is an error, not a warning. */
+  strictSegments?: boolean;
+}
+
+/**
+ * The segments whose content reaches the Bundle without an entity of their own: those a mapped segment's
+ * entity reads through `$ctx.seg.<TYPE>` (an RXE reads its ORC) or `$ctx.child.<TYPE>` (a PID reads its
+ * first PD1), following chains (`OBR.$ctx.seg.ORC.$ctx.child.TQ1`). A second PD1 under one PID is not read.
+ */
+function consumedRecords(msg: Hl7Message, mappers: SegmentMappers): Set<object> {
+  const out = new Set<object>();
+  if (!mappers.reads || mappers.reads.size === 0) return out;
+  for (const r of msg.segments) {
+    const chains = mappers.reads.get(r.$ctx.type);
+    if (chains === undefined || mappers.mapperFor(r.$ctx.type) === undefined) continue;
+    for (const chain of chains) {
+      let at: Hl7Message["segments"][number] | undefined = r;
+      for (const [kind, t] of chain) {
+        at = at?.$ctx[kind][t] as Hl7Message["segments"][number] | undefined;
+        if (at === undefined) break;
+        out.add(at);
+      }
+    }
+  }
+  return out;
+}
+
 export function messageToBundle(
   msg: Hl7Message,
   mappers: SegmentMappers,
   type: BundleType = "collection",
+  options: BundleOptions = {},
 ): MessageResult {
   const issues: MappingIssue[] = [];
   const unmapped = new Map<string, number>();
   const incomplete: MessageResult["incomplete"] = [];
   const dropped = new Set<string>();
   const items: GatherItem<Produced>[] = [];
+  const consumed = consumedRecords(msg, mappers);
   for (const record of msg.segments) {
     const ctx = record.$ctx;
     const mapper = mappers.mapperFor(ctx.type);
     if (mapper === undefined) {
+      if (consumed.has(record)) continue;
       unmapped.set(ctx.type, (unmapped.get(ctx.type) ?? 0) + 1);
+      // Named where it is, so a reader of the Bundle can learn what it does not hold.
+      issues.push({
+        record: ctx.position,
+        field: "",
+        target: "",
+        code: "unmapped_segment",
+        severity: options.strictSegments ? "error" : "warning",
+        message: `segment ${ctx.type} is not mapped by the crossmap; its content is not in the Bundle`,
+      });
       continue;
     }
     if (mapper.multi === true && mapper.mapAll !== undefined) {
@@ -185,6 +292,21 @@ export function messageToBundle(
     entries.push(entry);
   }
   if (dropped.size > 0) for (const r of resources) dropReferences(r, dropped);
+  if (type === "message") {
+    // FHIR R4: the first entry of a message Bundle is its MessageHeader.
+    const k = entries.findIndex((e) => (e.resource as TargetRecord).resourceType === "MessageHeader");
+    if (k > 0) entries.unshift(...entries.splice(k, 1));
+    if (k < 0) {
+      issues.push({
+        record: msg.segments[0]?.$ctx.position,
+        field: "MSH",
+        target: "MessageHeader",
+        code: "missing_message_header",
+        severity: "error",
+        message: "--bundle message needs a MessageHeader, and the crossmap made none from this message",
+      });
+    }
+  }
   const bundle: TargetRecord = { resourceType: "Bundle", id: msg.id, type };
   if (entries.length > 0) bundle.entry = entries;
   return { bundle, resources, targets, issues, unmapped, incomplete };

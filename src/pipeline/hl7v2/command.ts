@@ -1,16 +1,20 @@
 // The `--format hl7v2` branch of `crossmap map`: flags in, exit code out. Kept here so that the command
 // file only needs to hand over its flags and mapping plan.
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import type { Readable, Writable } from "node:stream";
+import { parse } from "yaml";
 import { AppError } from "../../errors.js";
+import { parseOffsetSetting } from "../../transforms/dates.js";
 import { openForWriting } from "../writers.js";
-import type { BundleType, SegmentMappers } from "./bundle.js";
+import { type BundleType, type SegmentMappers, segmentReadsOfDocument } from "./bundle.js";
 import { formatHl7v2Issue, type Hl7v2RunSummary, runHl7v2 } from "./run.js";
 
 export interface Hl7v2MapFlags {
   output?: string;
   outDir?: string;
   bundle?: string;
+  assumeTimezone?: string;
+  strictSegments?: boolean;
   onError: "skip" | "fail";
   errors?: string;
   summary?: string;
@@ -40,12 +44,35 @@ export function formatHl7v2Summary(s: Hl7v2RunSummary): string {
 export async function hl7v2MapCommand(
   files: string[],
   flags: Hl7v2MapFlags,
-  mappers: SegmentMappers,
+  plan: SegmentMappers,
   io: { stdin: Readable; stdout: Writable; stderr: Writable } = process,
+  /** The first crossmap's file: the segments it reads through a parent (`$ctx.child`) are parsed. */
+  crossmapFile?: string,
 ): Promise<number> {
+  // With --via, the plan has no mapper for a segment whose resource the next crossmap does not take (a
+  // MessageHeader into OMOP): it is reported as an unmapped segment.
+  const mapperFor = (e: string) => plan.mapperFor(e);
+  const mappers: SegmentMappers = crossmapFile
+    ? { reads: segmentReadsOfDocument(parse(await readFile(crossmapFile, "utf8"))), mapperFor }
+    : { ...(plan.reads ? { reads: plan.reads } : {}), mapperFor };
   const bundle = (flags.bundle ?? "collection") as BundleType;
-  if (bundle !== "collection" && bundle !== "transaction") {
-    throw new AppError(400, "usage", `--bundle must be collection or transaction, got "${flags.bundle}"`);
+  if (bundle !== "collection" && bundle !== "transaction" && bundle !== "message") {
+    throw new AppError(
+      400,
+      "usage",
+      `--bundle must be collection, transaction or message, got "${flags.bundle}"`,
+    );
+  }
+  let assumeTimezone: string | undefined;
+  if (flags.assumeTimezone !== undefined) {
+    assumeTimezone = parseOffsetSetting(flags.assumeTimezone);
+    if (assumeTimezone === undefined) {
+      throw new AppError(
+        400,
+        "usage",
+        `--assume-timezone must be Z, UTC or an offset such as +02:00, got "${flags.assumeTimezone}"`,
+      );
+    }
   }
   if (flags.output && flags.outDir)
     throw new AppError(400, "usage", "give either -o/--output or --out-dir, not both");
@@ -66,6 +93,8 @@ export async function hl7v2MapCommand(
     mappers,
     inputs: files,
     bundle,
+    ...(assumeTimezone !== undefined ? { assumeTimezone } : {}),
+    strictSegments: flags.strictSegments === true,
     output: flags.outDir
       ? { kind: "dir", path: flags.outDir }
       : flags.output && flags.output !== "-"

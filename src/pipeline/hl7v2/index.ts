@@ -5,12 +5,14 @@ import {
   type BundleType,
   type MessageResult,
   messageToBundle,
+  readTypes,
   type SegmentMappers,
   segmentMappers,
 } from "./bundle.js";
 import { type Hl7Message, type MalformedMessage, parseMessage } from "./message.js";
 import { fieldNames } from "./names.js";
 import { type RawMessage, splitMessages, streamMessages } from "./split.js";
+import { messageStructures } from "./structure.js";
 
 export {
   type BundleType,
@@ -28,6 +30,10 @@ export interface ConvertOptions {
   /** Named in malformed-message reports and record positions. */
   file?: string;
   bundle?: BundleType;
+  /** Offset for times sent without one (`Z`, `+02:00`); without it such a time is cut to its date. */
+  assumeTimezone?: string;
+  /** A segment the crossmap does not map is an error (`unmapped_segment`), not a warning. */
+  strictSegments?: boolean;
 }
 
 export type ConvertResult =
@@ -41,13 +47,22 @@ export function convertMessage(
   options: ConvertOptions = {},
 ): ConvertResult {
   const mappers = segmentMappers(crossmap);
+  const read = readTypes(mappers.reads);
   const parsed = parseMessage(raw, {
     names: fieldNames(),
+    structures: messageStructures(),
     mapped: (t) => mappers.mapperFor(t) !== undefined,
+    consumed: (t) => read.has(t),
     ...(options.file !== undefined ? { file: options.file } : {}),
+    ...(options.assumeTimezone !== undefined ? { timezone: options.assumeTimezone } : {}),
+    bundle: options.bundle ?? "collection",
   });
   if (!("segments" in parsed)) return { ok: false, malformed: parsed };
-  return { ok: true, message: parsed, ...messageToBundle(parsed, mappers, options.bundle) };
+  return {
+    ok: true,
+    message: parsed,
+    ...messageToBundle(parsed, mappers, options.bundle, { strictSegments: options.strictSegments === true }),
+  };
 }
 
 export function* convertText(

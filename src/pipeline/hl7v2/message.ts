@@ -7,15 +7,31 @@ import { compileUnescape, type Delimiters, readDelimiters } from "./delimiters.j
 import type { FieldNames } from "./names.js";
 import { compileSegmentParser, SEGMENT_ID, type SegmentParser, type SegmentRecord } from "./segment.js";
 import type { RawMessage } from "./split.js";
+import {
+  type GroupInstance,
+  type MessageStructures,
+  type Placement,
+  placeSegments,
+  structureOf,
+} from "./structure.js";
 
 /**
  * What a segment record knows about its message, under the key `$ctx` (crossmap paths such as
- * `OBX.$ctx.ref.PID`). `ref` holds fullUrls (`urn:uuid:...`) of related segments, only for segment types
- * the crossmap maps, so a reference never points outside its Bundle:
- * - `PID`, `PV1`: the message's first patient and visit segments (for every other segment);
- * - `ORC`, `OBR`, `RXA`, `RXE`, `RXO`: the order group the segment is in (an ORC opens a group);
- * - `parent`: the latest OBR, RXA, RXE or RXO of the group, for OBX, NTE and other segments following it.
- * `children` lists, on such a parent, references to the segments following it, by type (`children.OBX`).
+ * `OBX.$ctx.ref.PID`). With a known message structure (crossmaps/standards/hl7v2/message-structures.yaml)
+ * each segment is placed in its segment group, and:
+ * - `group` / `path`: its innermost group (`OBSERVATION`) and the groups around it (`PATIENT_RESULT.ORDER_OBSERVATION.OBSERVATION`);
+ * - `parent_type` and `ref.parent`: the segment it belongs to, the nearest required single segment before it
+ *   in its group or, for the first of a group, before the group (OBX -> OBR, NTE -> OBX, ROL -> PID or PV1,
+ *   IN2 -> IN1, OBX of a VXU -> RXA, OBX of an MDM -> TXA);
+ * - `ref.<TYPE>`: the nearest segment of that type in its group, or in the groups around it (not inside
+ *   other repetitions of a repeating group), so an OBX knows its own OBR, ORC and the patient's PID;
+ * - `children.<TYPE>`: on a parent, references to the segments that belong to it (DiagnosticReport.result);
+ * - `child.<TYPE>`: on a parent, the first such segment's record, to read its fields (`PID.$ctx.child.PD1.4`);
+ * - `seg.<TYPE>`: the record `ref.<TYPE>` names, for any type, to read its fields (`RXE.$ctx.seg.ORC.5`).
+ * Without a known structure, `ref.PID`/`ref.PV1` are the message's first, and an ORC, OBR, RXA, RXE or RXO
+ * opens an order group (`ref.ORC`, `ref.OBR`, ..., `ref.parent` the latest OBR/RXA/RXE/RXO).
+ * References (`ref`, `children`) are made only to segment types the crossmap maps, so a reference never
+ * points outside its Bundle.
  */
 export interface SegmentContext {
   /** FHIR id of the resource made from this segment: a UUID derived from the message text and position. */
@@ -29,6 +45,18 @@ export interface SegmentContext {
   position: string;
   ref: Record<string, string>;
   children: Record<string, { reference: string }[]>;
+  child: Record<string, SegmentRecord>;
+  /** The record of the segment `ref.<TYPE>` would name, for every type (mapped or not): `RXE.$ctx.seg.ORC.5`. */
+  seg: Record<string, SegmentRecord & { $ctx: SegmentContext }>;
+  /** The message structure (`ORU_R01`) when known. */
+  structure?: string;
+  group?: string;
+  path?: string;
+  parent_type?: string;
+  /** The run's --assume-timezone, for hl7v2_field. */
+  timezone?: string;
+  /** The Bundle type (`collection`, `transaction`, `message`). */
+  bundle?: string;
   /** The MSH record of the message, e.g. `$ctx.msh.9.2` for the trigger event. */
   msh: SegmentRecord;
 }
@@ -61,6 +89,14 @@ export interface ParseOptions {
    * MSH's) are split; other segments keep just their context. Default: all.
    */
   mapped?: (type: string) => boolean;
+  /** Segment types a crossmap reads through their parent (`$ctx.child.PD1`): parsed, not referenced. */
+  consumed?: (type: string) => boolean;
+  /** Message structures to place segments in (default: none, positional linking). */
+  structures?: MessageStructures;
+  /** `--assume-timezone`, passed to every record as `$ctx.timezone`. */
+  timezone?: string;
+  /** The Bundle type being made, passed as `$ctx.bundle` (a crossmap writes a MessageHeader for `message`). */
+  bundle?: string;
 }
 
 /** Deterministic: the same segment text always gives the same id, whatever the line ends were. */
@@ -123,13 +159,18 @@ export function parseMessage(raw: RawMessage, options: ParseOptions = {}): Hl7Me
   const parse = parserFor(delimiters, options.names);
   const hash = createHash("sha1").update(raw.segments.join("\r")).digest("hex");
   const mapped = options.mapped ?? (() => true);
+  const consumed = options.consumed ?? (() => false);
   const prefix = `${file ?? ""}#${raw.index}/`;
   const records: Hl7Message["segments"] = [];
   const msh = parse(first);
   for (let i = 0; i < raw.segments.length; i++) {
     const type = raw.segments[i]?.slice(0, 3) as string;
     const record =
-      i === 0 ? msh : mapped(type) ? parse(raw.segments[i] as string) : ({ [ER7]: true } as SegmentRecord);
+      i === 0
+        ? msh
+        : mapped(type) || consumed(type)
+          ? parse(raw.segments[i] as string)
+          : ({ [ER7]: true } as SegmentRecord);
     const id = uuidFrom(hash, i + 1);
     const ctx: SegmentContext = {
       id,
@@ -140,15 +181,149 @@ export function parseMessage(raw: RawMessage, options: ParseOptions = {}): Hl7Me
       position: `${prefix}${i + 1} ${type}`,
       ref: {},
       children: {},
-    } as SegmentContext;
+    } as unknown as SegmentContext;
+    if (options.timezone !== undefined) ctx.timezone = options.timezone;
+    if (options.bundle !== undefined) ctx.bundle = options.bundle;
     // Not enumerable: the MSH record's own $ctx points back at it, and a record must stay printable.
     Object.defineProperty(ctx, "msh", { value: msh, enumerable: false });
+    Object.defineProperty(ctx, "child", { value: {}, enumerable: false });
+    Object.defineProperty(ctx, "seg", { value: {}, enumerable: false });
     records.push(Object.assign(record, { $ctx: ctx }));
   }
-  link(records, mapped);
+  const type = fieldText(msh, 9, 1);
+  const structure = options.structures
+    ? structureOf(options.structures, type, fieldText(msh, 9, 2), fieldText(msh, 9, 3))
+    : undefined;
+  if (structure) {
+    const name = options.structures?.events.get(`${type}^${fieldText(msh, 9, 2)}`) ?? fieldText(msh, 9, 3);
+    linkByStructure(
+      records,
+      placeSegments(
+        structure,
+        records.map((r) => r.$ctx.type),
+      ),
+      mapped,
+      name as string,
+    );
+  } else link(records, mapped);
   const out: Hl7Message = { index: raw.index, id: uuidFrom(hash, 0), delimiters, segments: records };
   if (file !== undefined) out.file = file;
   return out;
+}
+
+/** Component `c` of field `n` of a record as text ("" when absent). */
+function fieldText(record: SegmentRecord, n: number, c: number): string | undefined {
+  const v = record[String(n)];
+  const x =
+    typeof v === "string"
+      ? c === 1
+        ? v
+        : undefined
+      : (v as Record<string, unknown> | undefined)?.[String(c)];
+  return typeof x === "string" && x !== "" ? x : undefined;
+}
+
+const single = (p: Placement | undefined): boolean =>
+  p?.node !== undefined && !p.node.optional && !p.node.repeating;
+
+/**
+ * Fills the context (see SegmentContext) from the placement of each segment in its message structure.
+ * MSH is nobody's parent: it heads the message, not a group.
+ */
+function linkByStructure(
+  records: Hl7Message["segments"],
+  placed: Placement[],
+  mapped: (type: string) => boolean,
+  structure: string,
+): void {
+  const nearestSingleBefore = (instance: GroupInstance, before: number): number | undefined => {
+    let found: number | undefined;
+    for (const m of instance.members) {
+      if (typeof m !== "number") continue;
+      if (m >= before) break;
+      if (m > 0 && single(placed[m])) found = m;
+    }
+    return found;
+  };
+  const firstSegment = (instance: GroupInstance): number => {
+    const m = instance.members[0];
+    return typeof m === "number" ? m : m === undefined ? Number.MAX_SAFE_INTEGER : firstSegment(m);
+  };
+  const parentOf = (i: number): number | undefined => {
+    let instance = (placed[i] as Placement).instance;
+    let before = i;
+    for (;;) {
+      const p = nearestSingleBefore(instance, before);
+      if (p !== undefined) return p;
+      if (instance.parent === undefined) return undefined;
+      before = firstSegment(instance);
+      instance = instance.parent;
+    }
+  };
+  // The segments a group instance shows to the segments inside it: its own, and those of the
+  // non-repeating groups in it (a PATIENT group's PID), but not those of other repetitions.
+  const visible = new Map<GroupInstance, number[]>();
+  const visibleIn = (instance: GroupInstance): number[] => {
+    let v = visible.get(instance);
+    if (v === undefined) {
+      v = [];
+      for (const m of instance.members) {
+        if (typeof m === "number") v.push(m);
+        else if (!m.repeating) v.push(...visibleIn(m));
+      }
+      v.sort((a, b) => a - b);
+      visible.set(instance, v);
+    }
+    return v;
+  };
+  records.forEach((r, i) => {
+    const c = r.$ctx;
+    const p = placed[i] as Placement;
+    c.structure = structure;
+    const names: string[] = [];
+    for (let g: GroupInstance | undefined = p.instance; g?.parent !== undefined; g = g.parent)
+      names.unshift(g.name);
+    if (names.length > 0) {
+      c.group = names[names.length - 1] as string;
+      c.path = names.join(".");
+    }
+    for (let g: GroupInstance | undefined = p.instance; g !== undefined; g = g.parent) {
+      const before = new Map<string, number>();
+      const after = new Map<string, number>();
+      for (const m of visibleIn(g)) {
+        if (m === i) continue;
+        const t = records[m]?.$ctx.type as string;
+        if (c.seg[t] !== undefined || t === "MSH") continue;
+        if (m < i) before.set(t, m);
+        else if (!after.has(t)) after.set(t, m);
+      }
+      for (const t of new Set([...before.keys(), ...after.keys()])) {
+        const r2 = records[(before.get(t) ?? after.get(t)) as number] as Hl7Message["segments"][number];
+        c.seg[t] = r2;
+        if (mapped(t)) c.ref[t] = r2.$ctx.fullUrl;
+      }
+    }
+    // The message's first PID and PV1 when no group holds one (a SIU's SCH and its PATIENT groups).
+    for (const t of ["PID", "PV1"]) {
+      if (c.seg[t] !== undefined || c.type === t) continue;
+      const first = records.find((x) => x.$ctx.type === t);
+      if (first === undefined) continue;
+      c.seg[t] = first;
+      if (mapped(t)) c.ref[t] = first.$ctx.fullUrl;
+    }
+    const parent = parentOf(i);
+    if (parent !== undefined) {
+      const pc = (records[parent] as Hl7Message["segments"][number]).$ctx;
+      c.parent_type = pc.type;
+      if (mapped(pc.type) && mapped(c.type)) {
+        c.ref.parent = pc.fullUrl;
+        const siblings = pc.children[c.type] ?? [];
+        siblings.push({ reference: c.fullUrl });
+        pc.children[c.type] = siblings;
+      }
+      pc.child[c.type] ??= r;
+    }
+  });
 }
 
 /** Fills `ref` and `children` (see SegmentContext) from the order of segments. */

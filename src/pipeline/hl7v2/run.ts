@@ -22,6 +22,10 @@ export interface Hl7v2RunOptions {
   /** Files, or folders (every *.hl7 and *.er7 inside); none or "-" reads stdin. */
   inputs: string[];
   bundle: BundleType;
+  /** `--assume-timezone`: the offset of times sent without one. */
+  assumeTimezone?: string;
+  /** `--strict-segments`: a segment the crossmap does not map is an error. */
+  strictSegments?: boolean;
   output: { kind: "stdout" } | { kind: "file"; path: string } | { kind: "dir"; path: string };
   onError: "skip" | "fail";
   errorsFile?: string;
@@ -89,8 +93,8 @@ function issueOf(i: MappingIssue, file: string, r: ConvertResult & { ok: true })
   const out: Hl7v2Issue = {
     file,
     ...where,
-    field: i.field,
-    target: i.target,
+    // A segment-level issue (unmapped_segment) names no field.
+    ...(i.field !== "" ? { field: i.field, target: i.target } : {}),
     code: i.code,
     severity: i.severity,
     message: i.message,
@@ -163,7 +167,12 @@ export async function runHl7v2(
     for (const file of files) {
       const input = file === "-" ? options.stdin : createReadStream(file);
       for await (const raw of streamMessages(input)) {
-        const r = convertMessage(raw, mappers, { file, bundle: options.bundle });
+        const r = convertMessage(raw, mappers, {
+          file,
+          bundle: options.bundle,
+          strictSegments: options.strictSegments === true,
+          ...(options.assumeTimezone !== undefined ? { assumeTimezone: options.assumeTimezone } : {}),
+        });
         summary.messages++;
         if (!r.ok) {
           summary.malformed_messages.push(r.malformed);

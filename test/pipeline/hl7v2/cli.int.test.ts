@@ -18,11 +18,11 @@ describe("crossmap map --format hl7v2", () => {
       .split("\n")
       .map((l) => JSON.parse(l) as { type: string; entry: { resource: { resourceType: string } }[] });
     expect(bundles.map((b) => [b.type, b.entry.map((e) => e.resource.resourceType)])).toEqual([
-      ["transaction", ["Patient"]],
-      ["transaction", ["Patient", "Encounter"]],
+      ["transaction", ["MessageHeader", "Patient"]],
+      ["transaction", ["MessageHeader", "Patient", "Encounter"]],
     ]);
     expect(r.stderr).toMatch(
-      /^crossmap map: 2 messages -> 2 Bundles, 0 malformed; 5 segments in, 3 resources out, 0 failed, 0 with errors, 0 warnings; unmapped segments: MSH 2; \d+\.\d\d s\n$/,
+      /^crossmap map: 2 messages -> 2 Bundles, 0 malformed; 5 segments in, 5 resources out, 0 failed, 0 with errors, 0 warnings; \d+\.\d\d s\n$/,
     );
   });
 

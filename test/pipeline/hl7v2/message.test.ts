@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { type Hl7Message, type MalformedMessage, parseMessage } from "../../../src/pipeline/hl7v2/message.js";
 import { fieldNames } from "../../../src/pipeline/hl7v2/names.js";
 import { splitMessages } from "../../../src/pipeline/hl7v2/split.js";
+import { messageStructures } from "../../../src/pipeline/hl7v2/structure.js";
 import { er7Split } from "../../../src/transforms/hl7v2-value.js";
 
 const parseAll = (text: string, mapped?: (t: string) => boolean) =>
@@ -136,6 +137,114 @@ describe("message context", () => {
     const c = ctx(5) as unknown as { msh: Record<string, { [k: string]: string }> };
     expect(c.msh["9"]?.["2"]).toBe("R01");
     expect(() => JSON.stringify(m.segments)).not.toThrow();
+  });
+});
+
+describe("message context from the message structure", () => {
+  const structured = (text: string, mapped?: (t: string) => boolean) =>
+    [...splitMessages(text)].map((raw) =>
+      parseMessage(raw, {
+        file: "in.hl7",
+        names: fieldNames(),
+        structures: messageStructures(),
+        ...(mapped ? { mapped } : {}),
+      }),
+    )[0] as Hl7Message;
+  const summary = (m: Hl7Message) =>
+    m.segments.map((s, i) => {
+      const c = s.$ctx;
+      const parent = m.segments.findIndex((x) => x.$ctx.fullUrl === c.ref.parent);
+      return `${i} ${c.type} ${c.path ?? "-"} <- ${parent >= 0 ? `${parent} ${c.parent_type}` : (c.parent_type ?? "-")}`;
+    });
+
+  it("places an ORU's segments in their groups: OBX under its OBR, NTE under what it follows, SPM's OBX under SPM", () => {
+    const m = structured(
+      "MSH|^~\\&|A|B|||20240101||ORU^R01^ORU_R01|1|P|2.5.1\rPID|1\rPV1|1|O\rORC|RE\rOBR|1\rNTE|1\rOBX|1\rNTE|1\rOBX|2\rOBR|2\rOBX|1\rSPM|1\rOBX|1",
+    );
+    expect(summary(m)).toEqual([
+      "0 MSH - <- -",
+      "1 PID PATIENT_RESULT.PATIENT <- -",
+      "2 PV1 PATIENT_RESULT.PATIENT.VISIT <- 1 PID",
+      "3 ORC PATIENT_RESULT.ORDER_OBSERVATION <- -",
+      "4 OBR PATIENT_RESULT.ORDER_OBSERVATION <- -",
+      "5 NTE PATIENT_RESULT.ORDER_OBSERVATION <- 4 OBR",
+      "6 OBX PATIENT_RESULT.ORDER_OBSERVATION.OBSERVATION <- 4 OBR",
+      "7 NTE PATIENT_RESULT.ORDER_OBSERVATION.OBSERVATION <- 6 OBX",
+      "8 OBX PATIENT_RESULT.ORDER_OBSERVATION.OBSERVATION <- 4 OBR",
+      "9 OBR PATIENT_RESULT.ORDER_OBSERVATION <- -",
+      "10 OBX PATIENT_RESULT.ORDER_OBSERVATION.OBSERVATION <- 9 OBR",
+      "11 SPM PATIENT_RESULT.ORDER_OBSERVATION.SPECIMEN <- 9 OBR",
+      "12 OBX PATIENT_RESULT.ORDER_OBSERVATION.SPECIMEN.SPECIMEN_OBSERVATION <- 11 SPM",
+    ]);
+    const ctx = (i: number) => m.segments[i]?.$ctx;
+    expect(ctx(10)).toMatchObject({ structure: "ORU_R01", group: "OBSERVATION" });
+    // An OBX knows its own order's OBR (not the first OBR of the message) and the patient's PID and PV1.
+    expect(ctx(10)?.ref).toMatchObject({
+      OBR: ctx(9)?.fullUrl,
+      PID: ctx(1)?.fullUrl,
+      PV1: ctx(2)?.fullUrl,
+    });
+    // Not into other repetitions of a repeating group: the SPECIMEN group's SPM, the other order's ORC.
+    expect(ctx(10)?.ref.SPM).toBeUndefined();
+    expect(ctx(10)?.ref.ORC).toBeUndefined();
+    expect(ctx(12)?.ref.SPM).toBe(ctx(11)?.fullUrl);
+    expect(ctx(6)?.ref.ORC).toBe(ctx(3)?.fullUrl);
+    expect(ctx(4)?.children.OBX).toEqual([{ reference: ctx(6)?.fullUrl }, { reference: ctx(8)?.fullUrl }]);
+    expect(ctx(6)?.children.NTE).toEqual([{ reference: ctx(7)?.fullUrl }]);
+  });
+
+  it("gives a flat ADT's ROL the PID or PV1 it follows, and a parent its first child's record", () => {
+    const m = structured(
+      "MSH|^~\\&|A|B|||20240101||ADT^A04^ADT_A01|1|P|2.8\rEVN|A04\rPID|1\rPD1|||FAC^^123\rARV|1\rROL|1\rNK1|1\rPV1|1|O\rPV2|||^flu\rROL|2\rPR1|1\rROL|3\rIN1|1\rIN2|1\rZPI|1",
+    );
+    expect(summary(m).slice(2)).toEqual([
+      "2 PID - <- 1 EVN",
+      "3 PD1 - <- 2 PID",
+      "4 ARV - <- 2 PID",
+      "5 ROL - <- 2 PID",
+      "6 NK1 - <- 2 PID",
+      "7 PV1 - <- 2 PID",
+      "8 PV2 - <- 7 PV1",
+      "9 ROL - <- 7 PV1",
+      "10 PR1 PROCEDURE <- 7 PV1",
+      "11 ROL PROCEDURE <- 10 PR1",
+      "12 IN1 INSURANCE <- 7 PV1",
+      "13 IN2 INSURANCE <- 12 IN1",
+      "14 ZPI INSURANCE <- 12 IN1",
+    ]);
+    const pid = m.segments[2]?.$ctx as unknown as { child: Record<string, Record<string, unknown>> };
+    expect(pid.child.PD1?.["3"]).toMatchObject({ "3": "123" });
+    expect(JSON.stringify(m.segments[2])).not.toContain(`"child":`);
+  });
+
+  it("links a VXU's OBX to the RXA of its order, not to one of another order", () => {
+    const m = structured(
+      "MSH|^~\\&|A|B|||20240101||VXU^V04^VXU_V04|1|P|2.5.1\rPID|1\rOBX|1\rORC|RE\rRXA|0|1|20240101\rRXR|C28161\rOBX|1\rORC|RE\rRXA|0|1|20240102\rOBX|1",
+    );
+    expect(summary(m).slice(2)).toEqual([
+      "2 OBX - <- 1 PID",
+      "3 ORC ORDER <- 1 PID",
+      "4 RXA ORDER <- 3 ORC",
+      "5 RXR ORDER <- 4 RXA",
+      "6 OBX ORDER.OBSERVATION <- 4 RXA",
+      "7 ORC ORDER <- 1 PID",
+      "8 RXA ORDER <- 7 ORC",
+      "9 OBX ORDER.OBSERVATION <- 8 RXA",
+    ]);
+    expect(m.segments[2]?.$ctx.ref.RXA).toBeUndefined();
+    expect(m.segments[9]?.$ctx.ref.RXA).toBe(m.segments[8]?.$ctx.fullUrl);
+  });
+
+  it("refers only to mapped types, and falls back to positional linking for an unknown structure", () => {
+    const m = structured(
+      "MSH|^~\\&|A|B|||20240101||ORU^R01^ORU_R01|1|P|2.5.1\rPID|1\rOBR|1\rOBX|1",
+      (t) => t === "OBX",
+    );
+    expect(m.segments[3]?.$ctx.ref).toEqual({});
+    expect(m.segments[3]?.$ctx.parent_type).toBe("OBR");
+    const unknown = structured("MSH|^~\\&|A|B|||20240101||ZZZ^Z01|1|P|2.5.1\rPID|1\rOBR|1\rOBX|1");
+    expect(unknown.segments[3]?.$ctx).toMatchObject({ ref: { parent: unknown.segments[2]?.$ctx.fullUrl } });
+    expect(unknown.segments[3]?.$ctx.structure).toBeUndefined();
   });
 });
 

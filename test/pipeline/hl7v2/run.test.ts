@@ -11,7 +11,7 @@ import { defaultsToEr7, hl7v2MapCommand } from "../../../src/pipeline/hl7v2/comm
 import { type Hl7v2RunOptions, runHl7v2 } from "../../../src/pipeline/hl7v2/run.js";
 
 const MSH = "MSH|^~\\&|APP|FAC|||20240101120000+0100||ORU^R01|1|P|2.5.1";
-const GOOD = `${MSH}\rPID|1||42^^^H^MR||DOE^JO\rOBX|1|NM|8302-2^Height^LN||180|cm^^UCUM|||||F\rNTE|1||note\r`;
+const GOOD = `${MSH}\rPID|1||42^^^H^MR||DOE^JO\rOBX|1|NM|8302-2^Height^LN||180|cm^^UCUM|||||F\rNTE|1||note\rZPI|1\r`;
 const BAD = `${MSH}\rPID|1\rnot a segment\r`;
 const NO_CODE = `${MSH}\rPID|1||7\rOBX|1|ST|||x||||||F\r`;
 
@@ -54,17 +54,18 @@ describe("runHl7v2", () => {
       .split("\n")
       .map((l) => JSON.parse(l) as { type: string; entry: unknown[] });
     expect(bundles.map((b) => [b.type, b.entry.length])).toEqual([
+      ["collection", 3],
+      ["collection", 3],
       ["collection", 2],
-      ["collection", 2],
-      ["collection", 1],
     ]);
     expect(r.summary).toMatchObject({
-      records_in: 11,
-      records_out: 5,
+      records_in: 13,
+      records_out: 8,
       records_failed: 4,
       errors: 1,
-      skipped: { MSH: 3, NTE: 2 },
-      issues_by_code: { malformed_message: 1, missing_required: 1 },
+      warnings: 2,
+      skipped: { ZPI: 2 },
+      issues_by_code: { malformed_message: 1, missing_required: 1, unmapped_segment: 2 },
       completed: true,
       messages: 4,
       bundles: 3,
@@ -75,12 +76,16 @@ describe("runHl7v2", () => {
         index: 2,
         segment: 3,
         segmentType: "not",
-        line: 7,
+        line: 8,
         message: '"not a segment" is not a segment: expected a 3-character id and "|"',
       },
     ]);
+    const unmapped = (file: string, m: number, s: number, type: string) =>
+      `${join(dir, file)} message ${m} segment ${s} (${type}): warning unmapped_segment: segment ${type} is not mapped by the crossmap; its content is not in the Bundle`;
     expect(r.stderr.split("\n")).toEqual([
-      `${join(dir, "a.hl7")} message 2 segment 3 (not) line 7: error malformed_message: "not a segment" is not a segment: expected a 3-character id and "|"`,
+      unmapped("a.hl7", 1, 5, "ZPI"),
+      `${join(dir, "a.hl7")} message 2 segment 3 (not) line 8: error malformed_message: "not a segment" is not a segment: expected a 3-character id and "|"`,
+      unmapped("a.hl7", 3, 5, "ZPI"),
       `${join(dir, "b.hl7")} message 1 segment 3 (OBX): error missing_required at OBX.3 -> Observation.code: required field OBX.3 is absent`,
       "",
     ]);
@@ -90,22 +95,22 @@ describe("runHl7v2", () => {
     const r = await run({ bundle: "transaction", inputs: [join(dir, "b.hl7")] });
     const b = JSON.parse(r.stdout) as { type: string; entry: { request: { method: string; url: string } }[] };
     expect(b.type).toBe("transaction");
-    expect(b.entry[0]?.request.method).toBe("PUT");
-    expect(b.entry[0]?.request.url).toMatch(/^Patient\/[0-9a-f-]{36}$/);
+    expect(b.entry[1]?.request.method).toBe("PUT");
+    expect(b.entry[1]?.request.url).toMatch(/^Patient\/[0-9a-f-]{36}$/);
   });
 
   it("writes NDJSON of resources per type into a folder, and issues as NDJSON", async () => {
     const out = join(dir, "out");
     const errorsFile = join(dir, "errors.ndjson");
     const r = await run({ output: { kind: "dir", path: out }, errorsFile });
-    expect(readdirSync(out).sort()).toEqual(["Observation.ndjson", "Patient.ndjson"]);
+    expect(readdirSync(out).sort()).toEqual(["MessageHeader.ndjson", "Observation.ndjson", "Patient.ndjson"]);
     expect(readFileSync(join(out, "Patient.ndjson"), "utf8").trim().split("\n")).toHaveLength(3);
     expect(r.stderr).toBe("");
     const issues = readFileSync(errorsFile, "utf8")
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l));
-    expect(issues[1]).toEqual({
+    expect(issues.find((i) => i.code === "missing_required")).toEqual({
       file: join(dir, "b.hl7"),
       message_index: 1,
       segment: 3,
@@ -126,7 +131,7 @@ describe("runHl7v2", () => {
 
   it("reads stdin", async () => {
     const r = await run({ inputs: ["-"], stdin: Readable.from([Buffer.from(GOOD)]) });
-    expect(r.summary).toMatchObject({ messages: 1, bundles: 1, records_out: 2 });
+    expect(r.summary).toMatchObject({ messages: 1, bundles: 1, records_out: 3 });
   });
 });
 
@@ -146,14 +151,49 @@ describe("hl7v2MapCommand", () => {
     );
     expect(code).toBe(1);
     expect(err.at(-1)).toMatch(
-      /^crossmap map: 3 messages -> 2 Bundles, 1 malformed; 8 segments in, 4 resources out, 3 failed, 0 with errors, 0 warnings; issues: malformed_message 1; unmapped segments: MSH 2, NTE 2; \d+\.\d\d s\n$/,
+      /^crossmap map: 3 messages -> 2 Bundles, 1 malformed; 10 segments in, 6 resources out, 3 failed, 0 with errors, 2 warnings; issues: unmapped_segment 2, malformed_message 1; unmapped segments: ZPI 2; \d+\.\d\d s\n$/,
     );
     expect(JSON.parse(readFileSync(summaryFile, "utf8"))).toMatchObject({ messages: 3, bundles: 2 });
+  });
+  it("makes unmapped segments errors with --strict-segments, and exits 1", async () => {
+    const stderr = new PassThrough();
+    const err: string[] = [];
+    stderr.on("data", (c) => err.push(String(c)));
+    const stdout = new PassThrough().resume();
+    const code = await hl7v2MapCommand(
+      [join(dir, "a.hl7")],
+      { onError: "skip", strictSegments: true, quiet: true },
+      segmentMappers(crossmap),
+      { stdin: Readable.from([]), stdout, stderr },
+    );
+    expect(code).toBe(1);
+    expect(err.join("")).toContain(
+      "message 1 segment 5 (ZPI): error unmapped_segment: segment ZPI is not mapped by the crossmap",
+    );
+  });
+  it("keeps the time of a time without an offset with --assume-timezone, and refuses a bad one", async () => {
+    const stdout = new PassThrough();
+    const out: string[] = [];
+    stdout.on("data", (c) => out.push(String(c)));
+    const text = `${MSH}\rPID|1||7\rOBX|1|NM|8302-2^Height^LN||180|cm|||||F|||20240101083000\r`;
+    const tz = join(mkdtempSync(join(tmpdir(), "hl7tz-")), "tz.hl7");
+    writeFileSync(tz, text);
+    const io = { stdin: Readable.from([]), stdout, stderr: new PassThrough().resume() };
+    await hl7v2MapCommand(
+      [tz],
+      { onError: "skip", assumeTimezone: "+02:00", quiet: true },
+      segmentMappers(crossmap),
+      io,
+    );
+    expect(out.join("")).toContain('"effectiveDateTime":"2024-01-01T08:30:00+02:00"');
+    await expect(
+      hl7v2MapCommand([dir], { onError: "skip", assumeTimezone: "CET" }, segmentMappers(crossmap), io),
+    ).rejects.toThrow('--assume-timezone must be Z, UTC or an offset such as +02:00, got "CET"');
   });
   it("refuses an unknown Bundle type", async () => {
     await expect(
       hl7v2MapCommand([dir], { onError: "skip", bundle: "batch" }, segmentMappers(crossmap)),
-    ).rejects.toThrow('--bundle must be collection or transaction, got "batch"');
+    ).rejects.toThrow('--bundle must be collection, transaction or message, got "batch"');
   });
 });
 
