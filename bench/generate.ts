@@ -5,7 +5,7 @@ import { once } from "node:events";
 import { createWriteStream } from "node:fs";
 
 /** Concept id -> SNOMED code pairs seen in Synthea27Nj CONDITION_OCCURRENCE. */
-const CONDITIONS: [number, string][] = [
+export const CONDITIONS: [number, string][] = [
   [133834, "24079001"],
   [192279, "127013003"],
   [195588, "38822007"],

@@ -1,21 +1,26 @@
 // Benchmark `map-throughput`: crossmap map on 1M OMOP person and 1M condition_occurrence NDJSON rows,
 // against a plain JSON.parse + JSON.stringify baseline run in the same session; peak RSS while mapping a
-// 2 GB stream and a 2 GB FHIR Bundle file; start-up to the first record. Knobs: BENCH_ROWS (default
-// 1000000), BENCH_RSS_GB (default 2; 0 skips it), BENCH_BUNDLE_GB (default 2; 0 skips it), BENCH_REPEAT
-// (default 3: each timing is the best of that many runs, taken round robin), BENCH_COMPARE (another
-// checkout's bin/crossmap.js, built: its start-up is timed in the same rounds, for a before/after ratio).
+// 2 GB stream and a 2 GB FHIR Bundle file; start-up to the first record; the cost of a project's reviewed
+// decisions: the condition rows through a crossmap with a vocabulary_reverse_lookup field, without and
+// with --project (10,000 decisions). Knobs: BENCH_ROWS (default 1000000), BENCH_RSS_GB (default 2; 0
+// skips it), BENCH_BUNDLE_GB (default 2; 0 skips it), BENCH_REPEAT (default 3: each timing is the best of
+// that many runs, taken round robin), BENCH_COMPARE (another checkout's bin/crossmap.js, built: its
+// start-up is timed in the same rounds, for a before/after ratio), BENCH_DECISIONS (default 10000; 0
+// skips the decision cases), BENCH_ONLY=decisions (only the decision cases and their baseline).
 import { spawn } from "node:child_process";
 import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { projectDecisionsDataDir } from "./decisions.js";
 import { generateBundle, generateConditions, generatePersons } from "./generate.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const outDir = join(root, "bench", "out");
 const cli = join(root, "bin", "crossmap.js");
 const crossmap = join(root, "bench", "omop-to-fhir.yaml");
+const decisionsCrossmap = join(root, "bench", "omop-to-fhir-decisions.yaml");
 const hook = new URL("./rss-hook.mjs", import.meta.url).href;
 
 interface Timing {
@@ -106,20 +111,55 @@ async function run(): Promise<void> {
   const loadBefore = loadavg()[0]!;
   const results: Timing[] = [];
   const out = join(outDir, "result.ndjson");
+  const decisions = Number(process.env.BENCH_DECISIONS ?? 10_000);
+  const only = process.env.BENCH_ONLY;
+  const project =
+    decisions > 0 ? await projectDecisionsDataDir(join(outDir, "decisions-data"), decisions) : undefined;
 
+  const suites: [string, string, (workers: number) => [string, string[]][]][] = [];
   for (const [entity, file] of [
     ["person", data.person],
     ["condition_occurrence", data.condition],
   ] as const) {
+    if (only === "decisions") break;
+    suites.push([
+      entity,
+      file,
+      (workers) => {
+        const args = [cli, "map", "--crossmap", crossmap, "--entity", entity, "--workers", String(workers)];
+        return [
+          [
+            `crossmap map --workers ${workers}${workers === cores ? " (default)" : ""}`,
+            [...args, "--quiet", "-o", out, file],
+          ],
+        ];
+      },
+    ]);
+  }
+  if (project) {
+    // The same rows through a crossmap that looks each condition's code up: without a project the field
+    // writes its default, with one it asks the decisions. The ratio is what applying them costs.
+    suites.push([
+      "condition_occurrence decisions",
+      data.condition,
+      (workers) => {
+        const args = [cli, "map", "--crossmap", decisionsCrossmap, "--entity", "condition_occurrence"];
+        const w = ["--workers", String(workers), "--quiet", "-o", out, data.condition];
+        return [
+          [`crossmap map --workers ${workers}, no project`, [...args, ...w]],
+          [
+            `crossmap map --workers ${workers}, --project (${decisions} decisions)`,
+            [...args, "--project", project.projectId, "--data-dir", project.dataDir, ...w],
+          ],
+        ];
+      },
+    ]);
+  }
+
+  for (const [entity, file, variantsFor] of suites) {
     const inputMb = statSync(file).size / 2 ** 20;
     const variants: [string, string[]][] = [["baseline (JSON.parse+stringify)", [baselineScript, file, out]]];
-    for (const workers of [1, cores]) {
-      const args = [cli, "map", "--crossmap", crossmap, "--entity", entity, "--workers", String(workers)];
-      variants.push([
-        `crossmap map --workers ${workers}${workers === cores ? " (default)" : ""}`,
-        [...args, "--quiet", "-o", out, file],
-      ]);
-    }
+    for (const workers of [1, cores]) variants.push(...variantsFor(workers));
     // Round robin, best of `repeats`: a busy machine slows some runs; the fastest run of each variant is
     // the closest to what it can do, and interleaving spreads any slow spell over all variants alike.
     const best: Measured[] = [];
@@ -155,7 +195,7 @@ async function run(): Promise<void> {
     });
   }
 
-  if (rssGb > 0) {
+  if (rssGb > 0 && only !== "decisions") {
     const bytes = rssGb * 2 ** 30;
     const args = [cli, "map", "--crossmap", crossmap, "--entity", "person", "--quiet"];
     const t = await timed(args, repeated(data.person, bytes));
@@ -177,7 +217,7 @@ async function run(): Promise<void> {
   rmSync(out, { force: true });
 
   const bundleGb = Number(process.env.BENCH_BUNDLE_GB ?? 2);
-  if (bundleGb > 0) {
+  if (bundleGb > 0 && only !== "decisions") {
     const file = join(outDir, `bundle-${bundleGb}gb.json`);
     if (!existsSync(file)) {
       process.stderr.write(`generating a ${bundleGb} GB FHIR Bundle...\n`);
@@ -237,6 +277,17 @@ async function run(): Promise<void> {
       : {}),
     // Not targets: what the parallel path costs in CPU over --workers 1, which no busy machine distorts much.
     person_cpu_s_per_1m: { workers1: w1?.cpu_s_per_1m ?? null, default: wd?.cpu_s_per_1m ?? null },
+    // Applying a project's decisions: records/s with --project over without, same rows, same run.
+    project_vs_no_project: Object.fromEntries(
+      [1, cores].map((w) => {
+        const without = find(`condition_occurrence decisions crossmap map --workers ${w}, no project`);
+        const withProject = find(`condition_occurrence decisions crossmap map --workers ${w}, --project`);
+        return [
+          `workers_${w}`,
+          without && withProject ? round(withProject.records_per_s / without.records_per_s, 2) : null,
+        ];
+      }),
+    ),
   };
   const load = { before: round(loadBefore, 2), after: round(loadavg()[0]!, 2) };
   printTable(results);

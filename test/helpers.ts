@@ -2,6 +2,7 @@
 import { stringify } from "yaml";
 import { parseCrossmap } from "../src/crossmap/load.js";
 import type { MappingIssue } from "../src/crossmap/types.js";
+import { type ConceptOverlay, OverlaySlot } from "../src/transforms/overlay.js";
 import type { TransformRegistry } from "../src/transforms/registry.js";
 import type { VocabularyBridge } from "../src/vocab/bridge.js";
 
@@ -14,9 +15,17 @@ export interface OneResult {
 export function transformer(
   transform: string,
   config?: Record<string, unknown>,
-  options: { transforms?: TransformRegistry; vocabulary?: VocabularyBridge; source?: string | string[] } = {},
+  options: {
+    transforms?: TransformRegistry;
+    vocabulary?: VocabularyBridge;
+    source?: string | string[];
+    /** A project's decisions, applied as a project-scoped run applies them. */
+    overlay?: ConceptOverlay;
+    /** Extra field_map entry keys (e.g. default, vocabulary_optional). */
+    entry?: Record<string, unknown>;
+  } = {},
 ): (value: unknown, record?: Record<string, unknown>) => OneResult {
-  const entry: Record<string, unknown> = { target: "T.out", transform };
+  const entry: Record<string, unknown> = { target: "T.out", transform, ...options.entry };
   if (config) entry.config = config;
   if (options.source) entry.source = options.source;
   const doc = { source: "s", target: "t", entity_map: { e: "T" }, field_map: { "e.in": entry } };
@@ -24,6 +33,7 @@ export function transformer(
     file: "test.yaml",
     ...(options.transforms ? { transforms: options.transforms } : {}),
     ...(options.vocabulary ? { vocabulary: options.vocabulary } : {}),
+    ...(options.overlay ? { overlay: Object.assign(new OverlaySlot(), { current: options.overlay }) } : {}),
   });
   const mapper = cm.mapper("e");
   return (value, record = {}) => {

@@ -21,6 +21,11 @@ import { type OutputTarget, runMap } from "../pipeline/run.js";
 import { formatSummaryLine } from "../pipeline/summary.js";
 import type { InputFormat, OnError } from "../pipeline/types.js";
 import { openForWriting } from "../pipeline/writers.js";
+import type { UnreviewedMode } from "../transforms/overlay.js";
+import type { RunRecorder } from "./map-project.js";
+
+/** data-dir.ts's default, not imported from there: that module loads LMDB, which a plain map never needs. */
+const DEFAULT_DATA_DIR = "./data";
 
 interface MapFlags {
   from?: string;
@@ -45,6 +50,9 @@ interface MapFlags {
   param?: Record<string, string>;
   gather: GatherMode;
   gatherMemory?: number;
+  project?: string;
+  dataDir: string;
+  unreviewed?: UnreviewedMode;
 }
 
 export function registerMap(program: Command): void {
@@ -106,6 +114,17 @@ export function registerMap(program: Command): void {
     )
     .option("--errors <file>", "write every issue as NDJSON to this file")
     .option("--summary <file>", "write the run summary as JSON to this file")
+    .option(
+      "--project <id>",
+      "apply this project's reviewed concept decisions before the vocabulary, and record the run in its history",
+    )
+    .option("--data-dir <dir>", "with --project: directory of the LMDB environment", DEFAULT_DATA_DIR)
+    .addOption(
+      new Option(
+        "--unreviewed <mode>",
+        "with --project: use the suggestions still awaiting review, or ignore them (default); a warning either way",
+      ).choices(["use", "ignore"]),
+    )
     .option("-q, --quiet", "no progress and no summary line on stderr")
     .option("--param <name=value>", "set a parameter the crossmap declares (repeatable)", collectParam)
     .addOption(
@@ -128,6 +147,8 @@ export function registerMap(program: Command): void {
 
 async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
   if (flags.output && flags.outDir) throw usage("give either -o/--output or --out-dir, not both");
+  if (flags.unreviewed !== undefined && flags.project === undefined)
+    throw usage("--unreviewed needs --project");
   const spec = await resolvePlanSpec({
     from: flags.from,
     to: flags.to,
@@ -137,14 +158,37 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
     vocab: flags.vocab,
     ...(flags.param ? { parameters: flags.param } : {}),
   });
+  // Read once, before the plan: every thread compiles the same decisions with it.
+  const projectRun =
+    flags.project === undefined
+      ? undefined
+      : await (await import("./map-project.js")).withProjectDecisions(
+          spec,
+          flags.dataDir,
+          flags.project,
+          flags.unreviewed ?? "ignore",
+        );
   const warnings: Problem[] = [];
   const plan = await loadPlan(spec, warnings);
   // Printed once, here: a typo in a crossmap's names maps to nothing without an error in any record.
   for (const w of warnings) process.stderr.write(`crossmap map: ${formatProblem(w)}\n`);
+  const record = projectRun
+    ? (await import("./map-project.js")).projectRecorder(projectRun, spec, plan, flags.quiet === true)
+    : undefined;
   if (flags.format === "hl7v2" || (flags.format === undefined && defaultsToEr7(plan.source, files))) {
     // Imported only here: the ER7 reader and its HL7 v2 tables cost every other run start-up time.
     const { hl7v2MapCommand } = await import("../pipeline/hl7v2/command.js");
-    return hl7v2MapCommand(files, flags, plan, process, spec.crossmaps[0]);
+    return hl7v2MapCommand(
+      files,
+      flags,
+      plan,
+      process,
+      spec.crossmaps[0],
+      record &&
+        (async (summary, fatal) => {
+          await record(summary, fatal, [undefined]);
+        }),
+    );
   }
   if (!flags.quiet) {
     for (const [entity, gap] of plan.gaps) {
@@ -165,7 +209,7 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
   // From here on a signal is caught: the summary and errors files are written for what was done.
   const interrupt = catchInterrupt();
   try {
-    return await runAndReport(flags, { spec, plan, inputs, interrupt });
+    return await runAndReport(flags, { spec, plan, inputs, interrupt, record });
   } finally {
     interrupt.dispose();
   }
@@ -173,9 +217,16 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
 
 async function runAndReport(
   flags: MapFlags,
-  run: { spec: PlanSpec; plan: MappingPlan; inputs: InputPlan[]; interrupt: Interrupt },
+  run: {
+    spec: PlanSpec;
+    plan: MappingPlan;
+    inputs: InputPlan[];
+    interrupt: Interrupt;
+    /** With --project: records the run in the project's history. */
+    record: RunRecorder | undefined;
+  },
 ): Promise<number> {
-  const { spec, plan, inputs, interrupt } = run;
+  const { spec, plan, inputs, interrupt, record } = run;
   const stderr = process.stderr;
   const summaryFile = flags.summary ? await openForWriting(flags.summary, "--summary") : undefined;
   const output: OutputTarget = flags.outDir
@@ -200,8 +251,20 @@ async function runAndReport(
     gather: flags.gather,
     ...(flags.gatherMemory !== undefined ? { gatherMemory: flags.gatherMemory } : {}),
   });
+  const recorded = await record?.(
+    summary,
+    fatal ? formatIssueLine(fatal) : undefined,
+    inputs.map((i) => i.entity),
+  );
   if (summaryFile) {
-    await summaryFile.writeFile(`${JSON.stringify(summary, null, 2)}\n`);
+    const project = recorded
+      ? {
+          run_id: recorded.id,
+          decision_snapshot: recorded.decision_snapshot,
+          vocabulary_release: recorded.vocabulary_release,
+        }
+      : {};
+    await summaryFile.writeFile(`${JSON.stringify({ ...summary, ...project }, null, 2)}\n`);
     await summaryFile.close();
   }
   if (!flags.quiet) stderr.write(`${formatSummaryLine(summary)}\n`);

@@ -11,7 +11,7 @@ import type { LoadOptions } from "./load.js";
 
 export async function loadBuiltinCrossmap(
   path: string,
-  options: Pick<LoadOptions, "transforms" | "vocabulary" | "parameters"> = {},
+  options: Pick<LoadOptions, "transforms" | "vocabulary" | "parameters" | "overlay"> = {},
 ): Promise<Crossmap> {
   const text = readFileSync(path, "utf8");
   const document = compiledDocument(basename(path), text);
@@ -20,6 +20,7 @@ export async function loadBuiltinCrossmap(
       registry: options.transforms ?? builtinTransforms(),
       ...(options.vocabulary ? { vocabulary: options.vocabulary } : {}),
       ...(options.parameters ? { parameters: options.parameters } : {}),
+      ...(options.overlay ? { overlay: options.overlay } : {}),
     });
     if (crossmap !== undefined) return crossmap;
   }

@@ -14,6 +14,6 @@ export function compile(
   const problems = new Problems(file);
   const compiled = compileDocument(document, problems, options);
   return problems.list.length === 0
-    ? new Crossmap(document, compiled.plans, file, compiled.gather)
+    ? new Crossmap(document, compiled.plans, file, compiled.gather, options.overlay)
     : undefined;
 }

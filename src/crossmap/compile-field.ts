@@ -1,5 +1,6 @@
 // Compiles one field_map entry into every output its target paths name: a getter (with the output's view of
 // `[*]`, `$id`, `$param`), an optional `when`, the transform's closure and a setter per target path.
+import type { OverlaySlot } from "../transforms/overlay.js";
 import type { TransformRegistry } from "../transforms/registry.js";
 import type { TransformContext } from "../transforms/types.js";
 import type { VocabularyBridge } from "../vocab/bridge.js";
@@ -16,6 +17,8 @@ export interface FieldCompileContext {
   doc: CrossmapDocument;
   registry: TransformRegistry;
   vocabulary?: VocabularyBridge;
+  /** Where a project-scoped run's decisions are (overlay.ts), when the crossmap may run project-scoped. */
+  overlay?: OverlaySlot;
   problems: Problems;
   /** Condition compiling, minus the environment (each output has its own). */
   cond: Omit<ConditionCompiler, "env">;
@@ -105,13 +108,18 @@ export function compileFieldEntry(
       compileRelativePath: (p) => compileSourceGetter(p),
     };
     if (c.vocabulary) context.vocabulary = c.vocabulary;
+    if (c.overlay) context.overlay = c.overlay;
     let fn: CompiledField["fn"];
     try {
-      // Nothing to look up without a vocabulary: the field yields nothing, so its default is written.
-      fn =
-        entry.vocabulary_optional && !c.vocabulary
-          ? () => undefined
-          : resolved.definition.create(resolved.config, context);
+      // Nothing to look up without a vocabulary: the field yields nothing, so its default is written;
+      // unless a run brings its project's decisions, which are looked up then.
+      if (entry.vocabulary_optional && !c.vocabulary) {
+        const slot = c.overlay;
+        const decided = slot ? resolved.definition.create(resolved.config, context) : undefined;
+        fn = slot && decided ? (v, r) => (slot.current ? decided(v, r) : undefined) : () => undefined;
+      } else {
+        fn = resolved.definition.create(resolved.config, context);
+      }
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       problems.add([...at, "transform"], "invalid_config", `${resolved.type}: ${message}`);

@@ -1,6 +1,7 @@
 // Compiles a validated crossmap document into one RecordMapper per source entity, reporting every problem
 // (unknown entity, output or transform, bad config, condition or path, duplicate target, gathering
 // mistakes) with its location. An entity in the spec's one-to-one form gets the plain mapper of mapper.ts.
+import type { OverlaySlot } from "../transforms/overlay.js";
 import type { TransformRegistry } from "../transforms/registry.js";
 import type { TransformContext } from "../transforms/types.js";
 import type { VocabularyBridge } from "../vocab/bridge.js";
@@ -32,6 +33,8 @@ export interface CompileOptions {
   vocabulary?: VocabularyBridge;
   /** Values of the crossmap's parameters for this run (`--param name=value`). */
   parameters?: Readonly<Record<string, string>>;
+  /** Given when the crossmap may run project-scoped: the vocabulary transforms then read decisions here. */
+  overlay?: OverlaySlot;
 }
 
 export interface OutputInfo {
@@ -274,6 +277,7 @@ function compileField(
     doc,
     registry: options.registry,
     ...(options.vocabulary ? { vocabulary: options.vocabulary } : {}),
+    ...(options.overlay ? { overlay: options.overlay } : {}),
     problems,
     cond,
   });
@@ -295,6 +299,7 @@ function conditionTransforms(
       compileRelativePath: (p) => compileSourceGetter(p),
     };
     if (options.vocabulary) context.vocabulary = options.vocabulary;
+    if (options.overlay) context.overlay = options.overlay;
     if (config !== undefined && (config === null || typeof config !== "object" || Array.isArray(config))) {
       problems.add([...at, "config"], "invalid_condition", "config is a map of settings");
       return undefined;

@@ -1,5 +1,6 @@
 // A loaded, fully compiled crossmap: its metadata and one ready RecordMapper per source entity.
 import { AppError } from "../errors.js";
+import type { ConceptOverlay, OverlaySlot } from "../transforms/overlay.js";
 import type { EntityPlan, FieldMapping, OutputInfo } from "./compile.js";
 import { EMPTY_GATHER_PLAN, type GatherPlan } from "./gather.js";
 import type { CrossmapDocument } from "./schema.js";
@@ -13,7 +14,26 @@ export class Crossmap {
     readonly file?: string,
     /** Which outputs gather into which (empty for crossmaps that gather nothing). */
     readonly gatherPlan: GatherPlan = EMPTY_GATHER_PLAN,
+    /** Where its vocabulary transforms read a project's decisions, when it was compiled with one. */
+    readonly overlay?: OverlaySlot,
   ) {}
+
+  /**
+   * Runs `fn` (synchronous: a batch of records) with a project's decisions applied, then removes them,
+   * so that one compiled crossmap serves runs of different projects one after another.
+   */
+  withOverlay<R>(overlay: ConceptOverlay | undefined, fn: () => R): R {
+    const slot = this.overlay;
+    if (overlay === undefined) return fn();
+    if (!slot) throw new Error("this crossmap was compiled without an overlay slot (LoadOptions.overlay)");
+    const previous = slot.current;
+    slot.current = overlay;
+    try {
+      return fn();
+    } finally {
+      slot.current = previous;
+    }
+  }
 
   get source(): string {
     return this.document.source;

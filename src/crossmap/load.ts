@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { LineCounter, parseDocument } from "yaml";
 import { AppError, type Problem } from "../errors.js";
 import { builtinTransforms } from "../transforms/builtins.js";
+import type { OverlaySlot } from "../transforms/overlay.js";
 import type { TransformRegistry } from "../transforms/registry.js";
 import type { VocabularyBridge } from "../vocab/bridge.js";
 import { compileDocument } from "./compile.js";
@@ -27,6 +28,11 @@ export interface LoadOptions {
   warnings?: Problem[];
   /** Values for the crossmap's `parameters` (`--param name=value`); unknown names are checked by the caller. */
   parameters?: Readonly<Record<string, string>>;
+  /**
+   * Where a project-scoped run puts its reviewed decisions (overlay.ts); the crossmap keeps it
+   * (`Crossmap.overlay`). Without it, decisions cannot be applied to this crossmap.
+   */
+  overlay?: OverlaySlot;
 }
 
 /** Everything wrong with one crossmap text, found in one pass. */
@@ -95,8 +101,9 @@ export function analyseCrossmap(
     registry: options.transforms ?? builtinTransforms(),
     ...(options.vocabulary ? { vocabulary: options.vocabulary } : {}),
     ...(options.parameters ? { parameters: options.parameters } : {}),
+    ...(options.overlay ? { overlay: options.overlay } : {}),
   });
-  const crossmap = new Crossmap(doc, compiled.plans, options.file, compiled.gather);
+  const crossmap = new Crossmap(doc, compiled.plans, options.file, compiled.gather, options.overlay);
   if (options.standards) {
     const reads = new Map<string, string[]>();
     for (const f of crossmap.fieldMappings()) reads.set(f.key, [...(reads.get(f.key) ?? []), ...f.reads]);

@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { AppError } from "../errors.js";
 import { builtinTransforms } from "../transforms/builtins.js";
+import { OverlaySlot } from "../transforms/overlay.js";
 import type { TransformRegistry } from "../transforms/registry.js";
 import type { VocabularyBridge } from "../vocab/bridge.js";
 import { type CatalogEntry, listBuiltinCrossmaps } from "./catalog.js";
@@ -33,6 +34,11 @@ export class CrossmapProvider {
 
   constructor(private readonly options: ProviderOptions = {}) {
     this.catalog = options.builtinDir ? listBuiltinCrossmaps(options.builtinDir) : listBuiltinCrossmaps();
+  }
+
+  /** The vocabulary the crossmaps are compiled with, if any. */
+  get vocabulary(): VocabularyBridge | undefined {
+    return this.options.vocabulary;
   }
 
   list(): CatalogEntry[] {
@@ -79,11 +85,14 @@ export class CrossmapProvider {
     return { crossmap, file: null };
   }
 
+  // Every crossmap served gets an overlay slot: project-scoped calls apply their project's decisions
+  // through it (Crossmap.withOverlay), stateless calls leave it empty.
   private loadOptions(parameters?: Readonly<Record<string, string>>) {
     return {
       transforms: this.options.transforms ?? builtinTransforms(),
       ...(this.options.vocabulary ? { vocabulary: this.options.vocabulary } : {}),
       ...(parameters ? { parameters } : {}),
+      overlay: new OverlaySlot(),
     };
   }
 }

@@ -6,6 +6,12 @@ import { BUILTIN_DIR, findBuiltinCrossmap, listBuiltinCrossmaps } from "../cross
 import { AppError, type Problem } from "../errors.js";
 import { builtinTransforms } from "../transforms/builtins.js";
 import { loadTransformModule } from "../transforms/custom.js";
+import {
+  compileOverlay,
+  type OverlayEntry,
+  OverlaySlot,
+  type UnreviewedMode,
+} from "../transforms/overlay.js";
 import { composePlan, type MappingPlan } from "./plan.js";
 
 export interface PlanSpec {
@@ -20,6 +26,8 @@ export interface PlanSpec {
   to?: string;
   /** Values of the crossmaps' parameters (`--param name=value`). */
   parameters?: Record<string, string>;
+  /** A project's reviewed decisions (`map --project`): every thread compiles the same overlay from them. */
+  decisions?: { entries: OverlayEntry[]; unreviewed: UnreviewedMode };
 }
 
 export interface PlanFlags {
@@ -97,12 +105,17 @@ export async function loadPlan(spec: PlanSpec, warnings?: Problem[]): Promise<Ma
   const vocabulary = spec.vocab
     ? (await import("../vocab/lmdb-bridge.js")).openVocabulary(spec.vocab)
     : undefined;
+  // Compiled once per thread; every record then costs the transforms one Map lookup per code.
+  const slot = spec.decisions ? new OverlaySlot() : undefined;
+  if (slot && spec.decisions)
+    slot.current = compileOverlay(spec.decisions.entries, spec.decisions.unreviewed);
   const legs = [];
   for (const file of spec.crossmaps) {
     const options = {
       transforms,
       ...(vocabulary ? { vocabulary } : {}),
       ...(spec.parameters ? { parameters: spec.parameters } : {}),
+      ...(slot ? { overlay: slot } : {}),
     };
     if (resolve(file).startsWith(resolve(BUILTIN_DIR) + sep)) {
       legs.push(await loadBuiltinCrossmap(file, options));

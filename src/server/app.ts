@@ -13,6 +13,7 @@ import { authenticate, authorize, type Principal } from "./auth.js";
 import { DEFAULT_BODY_LIMIT, makeBodyReader } from "./body.js";
 import { corsMiddleware } from "./cors.js";
 import { errorMiddleware } from "./errors.js";
+import { DecisionCache } from "./handlers/decisions.js";
 import { projectNotFound } from "./handlers/items.js";
 import { etagOf, parseIfMatch } from "./if-match.js";
 import { type Logger, requestLogger, silentLogger } from "./logging.js";
@@ -62,9 +63,12 @@ const isPlainJson = (body: unknown): boolean =>
 export function createApp(options: AppOptions): Koa {
   const { stores } = options;
   const log = options.log ?? silentLogger;
+  const crossmaps = options.crossmaps ?? new CrossmapProvider();
   const crossMapping = crossMappingRoutes({
-    crossmaps: options.crossmaps ?? new CrossmapProvider(),
+    crossmaps,
     maxRecords: options.maxRecords ?? DEFAULT_MAX_RECORDS,
+    decisions: new DecisionCache(),
+    vocabularyRelease: (options.vocabulary ?? crossmaps.vocabulary)?.release ?? null,
   });
   const routes = [
     ...allRoutes(),

@@ -272,6 +272,13 @@ export const crossMapBody = z.object({
     .meta({ description: "Values for the parameters the crossmap declares (as `crossmap map --param`)" }),
 });
 
+export const projectCrossMapBody = crossMapBody.extend({
+  unreviewed: z.enum(["use", "ignore"]).optional().meta({
+    description:
+      "Concept items still awaiting review: use their suggestion, or ignore it and ask the vocabulary (default); a warning unreviewed_mapping either way",
+  }),
+});
+
 export const mappingIssueOut = z.object({
   record: z.number().int().meta({ description: "Index of the record in `records`" }),
   field: z.string(),
@@ -308,6 +315,10 @@ export const crossMapResponse = z.object({
     .meta({ description: "Only with result_entities: target records produced in all" }),
   issues: z.array(mappingIssueOut),
   run_id: z.string().optional().meta({ description: "Project-scoped calls: the recorded run" }),
+  decision_snapshot: z
+    .object({ items: z.number().int(), sha256: z.string(), unreviewed: z.enum(["use", "ignore"]) })
+    .optional()
+    .meta({ description: "Project-scoped calls: the project's concept decisions applied" }),
 });
 
 export const historyQuery = z.object({ limit: limit(1000).default(100), offset });

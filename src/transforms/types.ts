@@ -2,6 +2,7 @@
 import type { z } from "zod";
 import type { SourceRecord } from "../crossmap/types.js";
 import type { VocabularyBridge } from "../vocab/bridge.js";
+import type { OverlaySlot } from "./overlay.js";
 
 /** What a transform may return instead of a value when the value cannot be converted. */
 export class Unmappable {
@@ -26,6 +27,11 @@ export type Getter = (record: SourceRecord) => unknown;
 export interface TransformContext {
   /** The vocabulary bridge, when one was configured (`--vocab`). */
   vocabulary?: VocabularyBridge;
+  /**
+   * Where the reviewed decisions of a project-scoped run are (overlay.ts), when the crossmap may run
+   * project-scoped. A transform that maps a source code to a concept asks `overlay.current` first.
+   */
+  overlay?: OverlaySlot;
   /** The field_map key being compiled, e.g. "person.gender_concept_id". */
   field: string;
   /** The source path of that key, e.g. "gender_concept_id". */

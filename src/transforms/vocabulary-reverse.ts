@@ -1,12 +1,15 @@
 // vocabulary_reverse_lookup: a code and its code system -> the OMOP concept, for FHIR -> OMOP and
 // HL7 v2 -> OMOP mappings. The system comes from config (a FHIR URI, HL7 v2 name or vocabulary_id),
 // from another source field, or from the value itself when it is a FHIR Coding or CodeableConcept.
+// In a project-scoped run, the project's reviewed decisions come first (overlay.ts, decided.ts).
 import { z } from "zod";
 import type { SourceRecord } from "../crossmap/types.js";
-import type { Concept, VocabularyBridge } from "../vocab/bridge.js";
+import type { VocabularyBridge } from "../vocab/bridge.js";
 import { vocabularyForSystem } from "../vocab/systems.js";
+import { applyDecision, decidedConcept, type Found, type KnownConcept } from "./decided.js";
 import { describeValue, scalarKey } from "./describe.js";
-import { fail, type Getter, type TransformDefinition, Unmappable } from "./types.js";
+import type { OverlaySlot } from "./overlay.js";
+import { degrade, fail, type Getter, type TransformDefinition, Unmappable } from "./types.js";
 
 const config = z
   .object({
@@ -50,21 +53,26 @@ export const vocabularyReverseLookup: TransformDefinition<Config> = {
     "A code with its system (URI, HL7 v2 name or vocabulary_id; or a FHIR Coding/CodeableConcept) -> the standard OMOP concept id.",
   create: (cfg, ctx) => {
     const vocab = ctx.vocabulary;
-    if (!vocab) throw new Error("no vocabulary bridge configured: pass --vocab DIR");
-    // A fixed system is resolved once, so a typo fails the load rather than every record.
+    const standard = cfg.standard ?? true;
+    // A decision names the standard concept a code maps to, not the code's own concept: it applies to
+    // `*_concept_id` fields (standard: true), never to `*_source_concept_id` ones.
+    const slot = standard ? ctx.overlay : undefined;
+    if (!vocab && !slot) throw new Error("no vocabulary bridge configured: pass --vocab DIR");
+    // A fixed system is resolved once, so a typo fails the load rather than every record; with decisions
+    // a site's own system (which no vocabulary knows) is fine.
     let fixedVocabulary: string | undefined;
     if (cfg.system) {
       fixedVocabulary = vocabularyForSystem(cfg.system);
-      if (!fixedVocabulary) throw new Error(`unknown code system "${cfg.system}"`);
+      if (!fixedVocabulary && !slot) throw new Error(`unknown code system "${cfg.system}"`);
     }
     const systemOf: Getter | undefined = cfg.system_field
       ? ctx.compileSourcePath(cfg.system_field)
       : undefined;
-    const resolve = resolver(vocab, cfg.standard ?? true);
+    const resolve = resolver(vocab, standard, slot);
     const render = renderer(cfg.output ?? "concept_id");
     return (value: unknown, record: SourceRecord) => {
-      const candidates: Coded[] = fixedVocabulary
-        ? [{ system: fixedVocabulary, code: value }]
+      const candidates: Coded[] = cfg.system
+        ? [{ system: cfg.system, code: value }]
         : systemOf
           ? [{ system: systemOf(record), code: value }]
           : codingsOf(value);
@@ -78,15 +86,24 @@ export const vocabularyReverseLookup: TransformDefinition<Config> = {
       let firstFailure: Unmappable | undefined;
       for (const c of candidates) {
         const r = resolve(c);
-        if (!(r instanceof Unmappable)) return render(r);
-        firstFailure ??= r;
+        if (r instanceof Unmappable) {
+          firstFailure ??= r;
+          continue;
+        }
+        const out = render(r.concept);
+        if (out instanceof Unmappable || !r.warning) return out;
+        return degrade(out, r.warning.code, r.warning.message);
       }
       return firstFailure;
     };
   },
 };
 
-function resolver(vocab: VocabularyBridge, standard: boolean): (c: Coded) => Concept | Unmappable {
+function resolver(
+  vocab: VocabularyBridge | undefined,
+  standard: boolean,
+  slot: OverlaySlot | undefined,
+): (c: Coded) => Found<KnownConcept> | Unmappable {
   return ({ system, code }) => {
     const codeKey = scalarKey(code);
     if (codeKey === undefined || codeKey === "")
@@ -94,35 +111,64 @@ function resolver(vocab: VocabularyBridge, standard: boolean): (c: Coded) => Con
     if (typeof system !== "string" || system === "")
       return fail("missing_value", `code ${JSON.stringify(codeKey)} has no code system`);
     const vocabularyId = vocabularyForSystem(system);
-    if (!vocabularyId) return fail("unmapped_value", `unknown code system ${JSON.stringify(system)}`);
-    const concept = standard
-      ? vocab.standardConcept(vocabularyId, codeKey)
-      : vocab.lookupCode(vocabularyId, codeKey);
-    if (concept) return concept;
-    return fail(
-      "concept_not_found",
-      standard && vocab.lookupCode(vocabularyId, codeKey)
-        ? `${vocabularyId} code ${JSON.stringify(codeKey)} has no standard concept`
-        : `${vocabularyId} code ${JSON.stringify(codeKey)} is not in the vocabulary`,
+    const fromVocabulary = (): Found<KnownConcept> | Unmappable => {
+      if (!vocabularyId) return fail("unmapped_value", `unknown code system ${JSON.stringify(system)}`);
+      if (!vocab) {
+        return fail(
+          "concept_not_found",
+          `${vocabularyId} code ${JSON.stringify(codeKey)} is not among the project's decisions, and no vocabulary is configured`,
+        );
+      }
+      const concept = standard
+        ? vocab.standardConcept(vocabularyId, codeKey)
+        : vocab.lookupCode(vocabularyId, codeKey);
+      if (concept) return { concept };
+      return fail(
+        "concept_not_found",
+        standard && vocab.lookupCode(vocabularyId, codeKey)
+          ? `${vocabularyId} code ${JSON.stringify(codeKey)} has no standard concept`
+          : `${vocabularyId} code ${JSON.stringify(codeKey)} is not in the vocabulary`,
+      );
+    };
+    const overlay = slot?.current;
+    const decision = overlay?.find(system, vocabularyId, codeKey);
+    if (!overlay || !decision) return fromVocabulary();
+    const what = `${vocabularyId ?? system} code ${JSON.stringify(codeKey)}`;
+    return applyDecision(
+      decision,
+      overlay,
+      what,
+      (id) => decidedConcept(vocab, decision, id),
+      fromVocabulary,
     );
   };
 }
 
-function renderer(output: NonNullable<Config["output"]>): (c: Concept) => unknown {
+function renderer(output: NonNullable<Config["output"]>): (c: KnownConcept) => unknown {
+  const known = (
+    c: KnownConcept,
+    field: "concept_code" | "concept_name" | "vocabulary_id" | "domain_id" | "concept_class_id",
+  ) =>
+    c[field] ??
+    fail(
+      "concept_not_found",
+      `concept ${c.concept_id} (a project's decision) is not in the vocabulary, so its ${field} is unknown`,
+    );
   switch (output) {
     case "concept_id":
       return (c) => c.concept_id;
     case "concept_code":
-      return (c) => c.concept_code;
+      return (c) => known(c, "concept_code");
     case "concept_name":
-      return (c) => c.concept_name;
+      return (c) => known(c, "concept_name");
     case "vocabulary_id":
-      return (c) => c.vocabulary_id;
+      return (c) => known(c, "vocabulary_id");
     case "domain_id":
-      return (c) => c.domain_id;
+      return (c) => known(c, "domain_id");
     case "concept_class_id":
-      return (c) => c.concept_class_id;
+      return (c) => known(c, "concept_class_id");
     case "standard_concept":
+      // A decided concept the vocabulary lacks: its flag is unknown, as for a non-standard concept.
       return (c) => c.standard_concept ?? undefined;
   }
 }

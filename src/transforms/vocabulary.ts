@@ -1,11 +1,15 @@
 // vocabulary_lookup: renders a concept id through the vocabulary bridge, optionally first following
 // "Maps to"/"Mapped from" into target_vocabulary. Without a bridge the crossmap fails to load, unless it
-// names a fallback_system for the bare concept id.
+// names a fallback_system for the bare concept id. In a project-scoped run, a decision for the concept's
+// own code (its vocabulary_id, or that vocabulary's FHIR system, and concept_code) comes first.
 import { z } from "zod";
-import type { VocabularyBridge } from "../vocab/bridge.js";
+import type { Concept, VocabularyBridge } from "../vocab/bridge.js";
+import { fhirSystemFor } from "../vocab/systems.js";
 import { toInteger } from "./casts.js";
+import { applyDecision, type Found } from "./decided.js";
 import { describeValue, scalarKey } from "./describe.js";
-import { fail, type TransformDefinition } from "./types.js";
+import type { OverlaySlot } from "./overlay.js";
+import { degrade, fail, type TransformDefinition, Unmappable } from "./types.js";
 
 const config = z
   .object({
@@ -75,21 +79,59 @@ export const vocabularyLookup: TransformDefinition<Config> = {
         "no vocabulary bridge configured: pass --vocab DIR (or give fallback_system for codeable_concept output, fallback_terminology for dv_coded_text)",
       );
     }
-    return lookup(vocab, cfg, output);
+    return lookup(vocab, cfg, output, ctx.overlay);
   },
 };
 
-function lookup(vocab: VocabularyBridge, cfg: Config, output: NonNullable<Config["output"]>) {
+function lookup(
+  vocab: VocabularyBridge,
+  cfg: Config,
+  output: NonNullable<Config["output"]>,
+  slot: OverlaySlot | undefined,
+) {
   const options = {
     ...(cfg.target_vocabulary ? { targetVocabulary: cfg.target_vocabulary } : {}),
     ...(cfg.relationships ? { relationships: cfg.relationships } : {}),
   };
+  const render = renderer(vocab, cfg, output, options);
   return (v: unknown) => {
     const id = toInteger(v);
     if (id === undefined || typeof id === "bigint")
       return fail("invalid_value", `${describeValue(v)} is not a concept id`);
-    let concept = vocab.getConcept(id);
-    if (!concept) return fail("concept_not_found", `concept ${id} is not in the vocabulary`);
+    const own = vocab.getConcept(id);
+    if (!own) return fail("concept_not_found", `concept ${id} is not in the vocabulary`);
+    const overlay = slot?.current;
+    const decision = overlay?.find(fhirSystemFor(own.vocabulary_id), own.vocabulary_id, own.concept_code);
+    if (!overlay || !decision) return render(own);
+    const found = applyDecision<Concept>(
+      decision,
+      overlay,
+      `${own.vocabulary_id} code ${JSON.stringify(own.concept_code)} (concept ${id})`,
+      (target) =>
+        vocab.getConcept(target) ??
+        fail(
+          "concept_not_found",
+          `concept ${target} (the project's decision for concept ${id}) is not in the vocabulary`,
+        ),
+      (): Found<Concept> => ({ concept: own }),
+    );
+    if (found instanceof Unmappable) return found;
+    const out = render(found.concept);
+    return out instanceof Unmappable || !found.warning
+      ? out
+      : degrade(out, found.warning.code, found.warning.message);
+  };
+}
+
+function renderer(
+  vocab: VocabularyBridge,
+  cfg: Config,
+  output: NonNullable<Config["output"]>,
+  options: { targetVocabulary?: string; relationships?: string[] },
+) {
+  return (start: Concept): unknown => {
+    let concept = start;
+    const id = concept.concept_id;
     if (cfg.target_vocabulary && concept.vocabulary_id !== cfg.target_vocabulary) {
       const mapped = vocab.mapConcept(id, options)[0];
       if (!mapped) {

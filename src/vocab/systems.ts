@@ -17,6 +17,12 @@ export interface VocabularySystem {
 // they are published under the OHDSI namespace so that a coding stays self-describing and round-trips.
 const OHDSI = "https://fhir-terminology.ohdsi.org/CodeSystem/";
 
+/**
+ * Where a bare OMOP concept id is a code: the OHDSI terminology server's base URI (the built-in OMOP ->
+ * FHIR crossmap's fallback_system too), used when no vocabulary says the concept's own system.
+ */
+export const OMOP_CONCEPT_ID_SYSTEM = "https://fhir-terminology.ohdsi.org";
+
 export const VOCABULARY_SYSTEMS: readonly VocabularySystem[] = [
   {
     vocabularyId: "SNOMED",

@@ -167,6 +167,13 @@ describe("project runs", () => {
       target_entity: "Patient",
       status: "completed",
       crossmap_file: "omop_cdm_v5.4-to-fhir_r4.yaml",
+      // A project without concept items; a server without a vocabulary.
+      decision_snapshot: {
+        items: 0,
+        sha256: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        unreviewed: "ignore",
+      },
+      vocabulary_release: null,
     };
     expect(body.runs).toEqual([
       {

@@ -88,3 +88,40 @@ describe("cross-mapping runs", () => {
     expect(pull.total).toBe(3);
   });
 });
+
+describe("runs of project-scoped mappings", () => {
+  it("push and pull keep the decision snapshot and the vocabulary release; the same push again is unchanged", async () => {
+    const run = {
+      id: "run_decided",
+      source_standard: "fhir_r4",
+      target_standard: "omop_cdm_v5.4",
+      source_entity: "Observation",
+      target_entity: "measurement",
+      record_count: 6,
+      status: "completed",
+      created_at: "2026-03-04T09:00:00",
+      decision_snapshot: { items: 5, sha256: "a".repeat(64), unreviewed: "ignore" },
+      vocabulary_release: "v5.0 30-AUG-24",
+    };
+    const first = await h.request("POST", sync("cross-mappings", "/bulk"), { body: { items: [run] } });
+    expect(counts(first)).toEqual({ created: 1, updated: 0, unchanged: 0, skipped: 0 });
+    const again = await h.request("POST", sync("cross-mappings", "/bulk"), { body: { items: [run] } });
+    expect(counts(again)).toEqual({ created: 0, updated: 0, unchanged: 1, skipped: 0 });
+    const pulled = (await h.request("GET", sync("cross-mappings"))).json as {
+      items: Record<string, unknown>[];
+    };
+    expect(pulled.items.find((r) => r.id === "run_decided")).toEqual({ ...run, crossmap_file: null });
+    const bad = await h.request("POST", sync("cross-mappings", "/bulk"), {
+      body: { items: [{ ...run, decision_snapshot: { ...run.decision_snapshot, sha256: "short" } }] },
+    });
+    expect(bad.json).toEqual({
+      detail: [
+        {
+          loc: ["body", "items", 0, "decision_snapshot", "sha256"],
+          msg: "must be 64 lowercase hex digits",
+          type: "value_error.str.regex",
+        },
+      ],
+    });
+  });
+});

@@ -5,6 +5,7 @@ import type { Readable, Writable } from "node:stream";
 import { parse } from "yaml";
 import { AppError } from "../../errors.js";
 import { parseOffsetSetting } from "../../transforms/dates.js";
+import type { RunSummary } from "../summary.js";
 import { openForWriting } from "../writers.js";
 import { type BundleType, type SegmentMappers, segmentReadsOfDocument } from "./bundle.js";
 import { formatHl7v2Issue, type Hl7v2RunSummary, runHl7v2 } from "./run.js";
@@ -48,6 +49,8 @@ export async function hl7v2MapCommand(
   io: { stdin: Readable; stdout: Writable; stderr: Writable } = process,
   /** The first crossmap's file: the segments it reads through a parent (`$ctx.child`) are parsed. */
   crossmapFile?: string,
+  /** Called with the summary once the run is over (e.g. to record it in a project's history). */
+  finished?: (summary: RunSummary, fatal: string | undefined) => Promise<void>,
 ): Promise<number> {
   // With --via, the plan has no mapper for a segment whose resource the next crossmap does not take (a
   // MessageHeader into OMOP): it is reported as an unmapped segment.
@@ -106,6 +109,7 @@ export async function hl7v2MapCommand(
     stdout: io.stdout,
     stderr: io.stderr,
   });
+  await finished?.(summary, fatal ? formatHl7v2Issue(fatal) : undefined);
   if (summaryFile) {
     await summaryFile.writeFile(`${JSON.stringify(summary, null, 2)}\n`);
     await summaryFile.close();

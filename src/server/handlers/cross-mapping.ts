@@ -6,6 +6,8 @@ import type { SourceRecord } from "../../crossmap/types.js";
 import { AppError, type Problem } from "../../errors.js";
 import type { Stores } from "../../store/env.js";
 import type { CrossMappingRun } from "../../store/types.js";
+import type { UnreviewedMode } from "../../transforms/overlay.js";
+import type { DecisionCache } from "./decisions.js";
 
 export interface CrossMapRequest {
   source_standard: string;
@@ -14,11 +16,17 @@ export interface CrossMapRequest {
   records: SourceRecord[];
   crossmap?: string | undefined;
   parameters?: Record<string, string> | undefined;
+  /** Project-scoped calls: whether suggestions awaiting review are applied (default ignore). */
+  unreviewed?: UnreviewedMode | undefined;
 }
 
 export interface CrossMapDeps {
   crossmaps: CrossmapProvider;
   maxRecords: number;
+  /** Each project's compiled decisions, for project-scoped calls. */
+  decisions: DecisionCache;
+  /** The release of the server's vocabulary (`--vocab`), recorded with each run; null without one. */
+  vocabularyRelease: string | null;
 }
 
 const invalid = (problems: Problem[]) => new AppError(422, "validation_error", "Invalid request", problems);
@@ -116,7 +124,11 @@ export function mapRequest(req: CrossMapRequest, provided: ProvidedCrossmap) {
   };
 }
 
-/** Maps and records the run; a mapping that throws is recorded as `failed` with its reason, then answered 500. */
+/**
+ * Maps with the project's reviewed decisions applied and records the run, with the decisions' snapshot
+ * and the vocabulary release; a mapping that throws is recorded as `failed` with its reason, then
+ * answered 500.
+ */
 export async function mapAndRecord(
   stores: Stores,
   projectId: string,
@@ -124,6 +136,7 @@ export async function mapAndRecord(
   deps: CrossMapDeps,
 ) {
   const provided = resolveCrossmap(req, deps);
+  const decisions = await deps.decisions.of(stores, projectId, req.unreviewed ?? "ignore");
   const run = {
     source_standard: req.source_standard,
     target_standard: req.target_standard,
@@ -131,10 +144,13 @@ export async function mapAndRecord(
     target_entity: provided.crossmap.targetEntity(req.source_entity),
     record_count: req.records.length,
     crossmap_file: provided.file,
+    decision_snapshot: decisions.snapshot,
+    vocabulary_release: deps.vocabularyRelease,
   };
   let response: ReturnType<typeof mapRequest>;
   try {
-    response = mapRequest(req, provided);
+    // Synchronous: the overlay is this project's for exactly this batch.
+    response = provided.crossmap.withOverlay(decisions.overlay, () => mapRequest(req, provided));
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     const failed = await stores.runs.record(projectId, { ...run, status: "failed", error: reason });
@@ -149,5 +165,5 @@ export async function mapAndRecord(
     status: "completed",
     issue_count: response.issues.length,
   });
-  return { ...response, run_id: stored.id };
+  return { ...response, run_id: stored.id, decision_snapshot: decisions.snapshot };
 }

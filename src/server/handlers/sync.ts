@@ -173,6 +173,8 @@ export function pushRuns(stores: Stores, projectId: string, runs: RunPush[]): Pr
         created_at: p.created_at === undefined ? (existing?.created_at ?? runTimestamp()) : p.created_at,
         ...(p.issue_count === undefined ? {} : { issue_count: p.issue_count }),
         ...(p.error === undefined ? {} : { error: p.error }),
+        ...(p.decision_snapshot === undefined ? {} : { decision_snapshot: p.decision_snapshot }),
+        ...(p.vocabulary_release === undefined ? {} : { vocabulary_release: p.vocabulary_release }),
       };
       if (existing && sameFields(existing, run)) {
         note(summary, index, { id: run.id, result: "unchanged" });
@@ -185,9 +187,18 @@ export function pushRuns(stores: Stores, projectId: string, runs: RunPush[]): Pr
   });
 }
 
-/** Whether every field the push gave equals the stored one (a field the item lacks counts as null). */
+/**
+ * Whether every field the push gave equals the stored one (a field the item lacks counts as null; an
+ * object field, such as a run's decision_snapshot, by its JSON).
+ */
 function sameFields<F extends object>(existing: F, fields: F): boolean {
-  return (Object.keys(fields) as (keyof F)[]).every((k) => (existing[k] ?? null) === (fields[k] ?? null));
+  return (Object.keys(fields) as (keyof F)[]).every((k) => {
+    const a = existing[k] ?? null;
+    const b = fields[k] ?? null;
+    return (
+      a === b || (typeof a === "object" && typeof b === "object" && JSON.stringify(a) === JSON.stringify(b))
+    );
+  });
 }
 
 function emptySummary(): PushSummary {

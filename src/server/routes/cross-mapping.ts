@@ -7,6 +7,7 @@ import {
   crossMapResponse,
   crossmapListResponse,
   historyQuery,
+  projectCrossMapBody,
   runHistoryResponse,
 } from "../schemas.js";
 
@@ -51,11 +52,12 @@ export const crossMappingRoutes = (deps: CrossMapDeps): AnyRoute[] => [
   defineRoute({
     method: "post",
     path: `${base}/projects/:project_id/map`,
-    summary: "Map records and record the run in the project's history",
-    description: "The run is committed before the response is sent; the response carries its `run_id`.",
+    summary: "Map records with the project's reviewed concept decisions, and record the run in its history",
+    description:
+      "The project's concept items are applied before the vocabulary (approved/overridden: their concept; rejected: issue rejected_by_review; awaiting review: per `unreviewed`). The run is committed before the response is sent; the response carries its `run_id` and the `decision_snapshot` applied.",
     tag,
     access: "write",
-    body: crossMapBody,
+    body: projectCrossMapBody,
     response: crossMapResponse,
     records: true,
     errors: [401, 403, 404, 413, 422, 500],
