@@ -5,6 +5,7 @@ import { suggest } from "../crossmap/problems.js";
 import { AppError, formatProblem } from "../errors.js";
 import type { Concept } from "../vocab/bridge.js";
 import { type BuildProgress, buildVocabulary } from "../vocab/build.js";
+import { DIFF_COLUMNS, diffCsvFields, diffVocabularies } from "../vocab/diff.js";
 import { type CrosswalkRow, type LmdbVocabularyBridge, openVocabulary } from "../vocab/lmdb-bridge.js";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../vocab/search.js";
 
@@ -128,6 +129,43 @@ export function registerVocab(program: Command): void {
         // as grep: the answer is printed either way, and the exit code says whether anything matched
         if (result.concepts.length === 0) process.exitCode = 1;
       });
+    });
+
+  vocab
+    .command("diff <old-index> <new-index>")
+    .description(
+      'List the concepts of the old release that the new one removed, invalidated, made non-standard or gave another "Maps to".',
+    )
+    .option("--format <format>", "csv | ndjson", "csv")
+    .action((oldDir: string, newDir: string, o: { format: string }) => {
+      if (o.format !== "csv" && o.format !== "ndjson") {
+        throw new AppError(
+          422,
+          "bad_option",
+          `--format must be csv or ndjson, not ${JSON.stringify(o.format)}`,
+        );
+      }
+      return withBridge(oldDir, (old) =>
+        withBridge(newDir, async (next) => {
+          const counts: Record<string, number> = {};
+          let rows = 0;
+          function* lines(): Generator<string> {
+            if (o.format === "csv") yield DIFF_COLUMNS.join(",");
+            for (const row of diffVocabularies(old, next)) {
+              rows++;
+              for (const c of row.changes) counts[c] = (counts[c] ?? 0) + 1;
+              yield o.format === "ndjson" ? JSON.stringify(row) : diffCsvFields(row).map(csvField).join(",");
+            }
+          }
+          await writeLines(lines());
+          const by = Object.entries(counts)
+            .map(([c, n]) => `${c} ${n}`)
+            .join(", ");
+          process.stderr.write(
+            `crossmap vocab diff: ${rows} concepts changed${by ? ` (${by})` : ""} from ${old.release ?? "an unnamed release"} to ${next.release ?? "an unnamed release"}\n`,
+          );
+        }),
+      );
     });
 
   vocab

@@ -10,7 +10,7 @@ import { stringifyJson } from "../pipeline/json.js";
 import type { Stores } from "../store/env.js";
 import type { VocabularyBridge } from "../vocab/bridge.js";
 import { authenticate, authorize, type Principal } from "./auth.js";
-import { DEFAULT_BODY_LIMIT, makeBodyReader } from "./body.js";
+import { DEFAULT_BODY_LIMIT, makeBodyReader, makeTextReader } from "./body.js";
 import { corsMiddleware } from "./cors.js";
 import { errorMiddleware } from "./errors.js";
 import { DecisionCache } from "./handlers/decisions.js";
@@ -20,6 +20,7 @@ import { type Logger, requestLogger, silentLogger } from "./logging.js";
 import { buildOpenApi } from "./openapi.js";
 import type { AnyRoute } from "./route.js";
 import { crossMappingRoutes, DEFAULT_MAX_RECORDS } from "./routes/cross-mapping.js";
+import { projectDataRoutes } from "./routes/project-data.js";
 import { projectRoutes } from "./routes/projects.js";
 import { reviewRoutes } from "./routes/review.js";
 import { syncRoutes } from "./routes/sync.js";
@@ -70,15 +71,18 @@ export function createApp(options: AppOptions): Koa {
     decisions: new DecisionCache(),
     vocabularyRelease: (options.vocabulary ?? crossmaps.vocabulary)?.release ?? null,
   });
+  const vocabulary = options.vocabulary ?? crossmaps.vocabulary;
   const routes = [
     ...allRoutes(),
     ...crossMapping,
     ...vocabularyRoutes(options.vocabulary),
+    ...projectDataRoutes(vocabulary),
     ...(options.extraRoutes ?? []),
   ];
   const openapi = buildOpenApi(routes);
   const readBody = makeBodyReader(options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT);
   const readRecords = makeBodyReader(options.recordBodyLimitBytes ?? DEFAULT_RECORD_BODY_LIMIT, true);
+  const readText = makeTextReader(options.recordBodyLimitBytes ?? DEFAULT_RECORD_BODY_LIMIT);
 
   const app = new Koa();
   const router = new Router();
@@ -113,7 +117,7 @@ export function createApp(options: AppOptions): Koa {
     };
     const query = check(route.query, ctx.query, "query");
     const body = route.body
-      ? check(route.body, await (route.records ? readRecords : readBody)(ctx), "body")
+      ? check(route.body, await (route.csv ? readText : route.records ? readRecords : readBody)(ctx), "body")
       : undefined;
     if (problems.length > 0) throw new AppError(422, "validation_error", "Invalid request", problems);
     if (params.project_id !== undefined && !stores.projects.exists(params.project_id)) {
@@ -128,16 +132,18 @@ export function createApp(options: AppOptions): Koa {
       stores,
     });
     ctx.status = result.status ?? route.status ?? 200;
+    for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
     const out = result.body;
     if (!route.records && !isPlainJson(out)) {
-      // Anything else (an extra route's string, buffer or stream) goes to Koa as it is.
+      // Anything else (an export's text, an extra route's string, buffer or stream) goes to Koa as it is.
       ctx.body = out;
+      if (route.produces) ctx.type = route.produces;
       if (result.version !== undefined) ctx.set("ETag", etagOf(result.version));
       return;
     }
     // JSON goes out as text with its type set directly: what Koa sends for an object, minus its MIME
     // lookup per response. Headers keep Koa's order: Content-Type, ETag, then Content-Length.
-    ctx.res.setHeader("Content-Type", JSON_TYPE);
+    ctx.res.setHeader("Content-Type", route.produces ?? JSON_TYPE);
     if (result.version !== undefined) ctx.res.setHeader("ETag", etagOf(result.version));
     // Records may hold bigint ids, which JSON.stringify refuses; write them digit for digit.
     ctx.body = route.records ? stringifyJson(out) : JSON.stringify(out);

@@ -153,3 +153,32 @@ function bodyError(err: unknown, limitBytes: number): AppError {
     },
   ]);
 }
+
+/**
+ * Reads a CSV (or plain text) body as text, for imports: `undefined` when there is none, 413 over the
+ * limit, 422 for another Content-Type.
+ */
+export function makeTextReader(limitBytes: number): (ctx: Context) => Promise<string | undefined> {
+  const parser = bodyParser({
+    enableTypes: ["text"],
+    extendTypes: { text: ["text/csv", "text/plain"] },
+    textLimit: `${limitBytes}b`,
+  });
+  return async (ctx) => {
+    const declared = ctx.request.length;
+    const chunked = ctx.get("transfer-encoding") !== "";
+    if (!chunked && (declared === undefined || declared === 0)) return undefined;
+    if (!ctx.is("text/csv", "text/plain")) {
+      throw new AppError(422, "validation_error", "Invalid request", [
+        { path: ["body"], message: "Content-Type must be text/csv", code: "value_error.content_type" },
+      ]);
+    }
+    try {
+      await parser(ctx, async () => {});
+    } catch (err) {
+      throw bodyError(err, limitBytes);
+    }
+    const body: unknown = ctx.request.body;
+    return typeof body === "string" ? body : undefined;
+  };
+}

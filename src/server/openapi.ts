@@ -9,7 +9,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: "Missing, malformed, unknown or revoked API key (WWW-Authenticate: Bearer)",
   403: "The key has no access (or only read access) to the project, or is not an admin key",
   404: "Project or item not found",
-  409: "Approving an item that has no suggested target",
+  409: "Approving an item that has no suggested target; exporting a crossmap of a project without target_model",
   412: "If-Match names a version that is no longer current",
   413: "Request body over the size limit",
   422: "Invalid request body or query",
@@ -50,7 +50,11 @@ function operation(route: AnyRoute): Json {
   const responses: Json = {
     [String(route.status ?? 200)]: {
       description: "Success",
-      content: jsonContent(jsonSchema(route.response, "output")),
+      content: {
+        [route.produces?.split(";")[0] ?? "application/json"]: {
+          schema: jsonSchema(route.response, "output"),
+        },
+      },
     },
   };
   for (const status of route.errors) {
@@ -68,7 +72,13 @@ function operation(route: AnyRoute): Json {
     responses,
   };
   if (route.description) op.description = route.description;
-  if (route.body) op.requestBody = { required: true, content: jsonContent(jsonSchema(route.body, "input")) };
+  if (route.body) {
+    const schema = jsonSchema(route.body, "input");
+    op.requestBody = {
+      required: true,
+      content: route.csv ? { "text/csv": { schema } } : jsonContent(schema),
+    };
+  }
   if (route.access !== "public") op.security = [{ bearer: [] }];
   return op;
 }

@@ -20,6 +20,8 @@ export interface RouteResult {
   body: unknown;
   /** Sent as the ETag header. */
   version?: number;
+  /** More response headers (e.g. Content-Disposition of an export). */
+  headers?: Record<string, string>;
 }
 
 export interface RouteDef<
@@ -47,6 +49,10 @@ export interface RouteDef<
    * as bare digits, and the larger record-body limit applies.
    */
   records?: boolean;
+  /** The body is CSV text (imports), read under the record-body limit; `body` then validates the string. */
+  csv?: boolean;
+  /** The response's media type when it is not application/json (the handler returns text, or JSON for +json). */
+  produces?: string;
   handle(input: RouteInput<z.output<QS>, z.output<BS>>): Promise<RouteResult> | RouteResult;
 }
 

@@ -309,6 +309,22 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     relationships: readonly string[] = DEFAULT_RELATIONSHIPS,
   ): Generator<CrosswalkRow> {
     const wanted = this.wanted(relationships);
+    for (const source of this.allConcepts()) {
+      if (source.vocabulary_id !== sourceVocabulary) continue;
+      const hits: [number, number][] = [];
+      this.forEachRelated(source.concept_id, wanted, (ref, rel) => hits.push([ref, rel]));
+      for (const [ref, rel] of hits) {
+        if (this.concepts.length === 0) return; // closed meanwhile
+        const target = this.conceptAt(ref);
+        if (target.vocabulary_id === targetVocabulary) {
+          yield { source, relationship: this.info.relationship_ids[rel]!, target };
+        }
+      }
+    }
+  }
+
+  /** Every concept of the index, in concept_id order, lazily (one scan of the concept records). */
+  *allConcepts(): Generator<Concept> {
     for (let s = 0; s < this.concepts.length; s++) {
       let word = 0;
       // Re-read per record: a bridge closed between two rows has released the mapped slabs.
@@ -318,18 +334,9 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
         if (word + 2 > words.length || words[word + 1] === 0) break;
         const start = word * 4 + 8;
         const end = start + words[word + 1]!;
-        const source = decodeConcept(words[word]!, bytes, start, end);
+        const concept = decodeConcept(words[word]!, bytes, start, end);
         word = (end + 3) >>> 2;
-        if (source.vocabulary_id !== sourceVocabulary) continue;
-        const hits: [number, number][] = [];
-        this.forEachRelated(source.concept_id, wanted, (ref, rel) => hits.push([ref, rel]));
-        for (const [ref, rel] of hits) {
-          if (this.concepts.length === 0) return; // closed meanwhile
-          const target = this.conceptAt(ref);
-          if (target.vocabulary_id === targetVocabulary) {
-            yield { source, relationship: this.info.relationship_ids[rel]!, target };
-          }
-        }
+        yield concept;
       }
     }
   }

@@ -14,6 +14,9 @@ const ALL = [
   "projects",
   "keys",
   "vocab",
+  "export",
+  "import",
+  "revalidate",
 ];
 
 describe("crossmap: commands are loaded only when needed", () => {

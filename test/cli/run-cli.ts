@@ -13,10 +13,13 @@ export interface CliResult {
 
 export function runCli(
   args: string[],
-  options: { stdin?: string | Buffer; cwd?: string } = {},
+  options: { stdin?: string | Buffer; cwd?: string; env?: Record<string, string> } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd ?? repoRoot });
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: options.cwd ?? repoRoot,
+      ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (d: Buffer) => out.push(d));

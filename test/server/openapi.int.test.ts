@@ -106,3 +106,32 @@ it("documents the workbench endpoints and the fields they added", () => {
     "revalidation",
   ]);
 });
+
+it("documents exports, imports and revalidation with their media types, and the run's new fields", () => {
+  const base = "/api/v1/projects/{project_id}";
+  const content = (path: string, method: "get" | "post", status = "200") =>
+    Object.keys(
+      (doc.paths[path]![method]!.responses as Record<string, { content: object }>)[status]!.content,
+    );
+  expect(content(`${base}/exports/crossmap`, "get")).toEqual(["application/yaml"]);
+  expect(content(`${base}/exports/source-to-concept-map`, "get")).toEqual(["text/csv"]);
+  expect(content(`${base}/exports/concept-map`, "get")).toEqual(["application/fhir+json"]);
+  const imports = doc.paths[`${base}/imports/{format}`]!.post!;
+  expect(Object.keys((imports.requestBody as { content: object }).content)).toEqual(["text/csv"]);
+  expect(Object.keys(doc.paths[`${base}/revalidate`]!.post!.responses as object)).toContain("503");
+  const map = doc.paths["/api/v1/cross-mapping/projects/{project_id}/map"]!.post!;
+  const body = (map.requestBody as { content: { "application/json": { schema: { properties: object } } } })
+    .content["application/json"].schema;
+  expect(Object.keys(body.properties)).toContain("unreviewed");
+  const runs = (
+    doc.paths["/api/v1/cross-mapping/projects/{project_id}"]!.get!.responses as Record<
+      string,
+      {
+        content: {
+          "application/json": { schema: { properties: { runs: { items: { properties: object } } } } };
+        };
+      }
+    >
+  )["200"]!.content["application/json"].schema.properties.runs.items.properties;
+  expect(Object.keys(runs)).toEqual(expect.arrayContaining(["decision_snapshot", "vocabulary_release"]));
+});

@@ -27,10 +27,13 @@ export interface PushSummary {
 
 export interface PushRequest<F> {
   projectId: string;
-  items: { id?: string | undefined; fields: F }[];
+  /** `reviewed`: the item carries a person's decision (an import), protected from later pushes. */
+  items: { id?: string | undefined; fields: F; reviewed?: boolean }[];
   force: boolean;
   keyId: string | null;
   reviewer: string | null;
+  /** How the changes are audited: push_create / push_update, or import. Default push. */
+  via?: "push" | "import";
 }
 
 // A pushed item is the whole item: fields left out take these defaults, so pushing the same payload
@@ -120,7 +123,7 @@ function upsertItem<T extends SchemaItem | ConceptItem>(
   store: ItemStore<T>,
   kind: ItemKind,
   req: PushRequest<Omit<T, keyof ItemMeta>>,
-  { id, fields }: { id?: string | undefined; fields: Omit<T, keyof ItemMeta> },
+  { id, fields, reviewed }: { id?: string | undefined; fields: Omit<T, keyof ItemMeta>; reviewed?: boolean },
 ): Outcome {
   const byId = id === undefined ? undefined : store.get(req.projectId, id);
   const byKey = store.findByNaturalKey(req.projectId, fields);
@@ -131,21 +134,49 @@ function upsertItem<T extends SchemaItem | ConceptItem>(
     return { id: id ?? null, result: "skipped", reason };
   }
   const now = nowIso();
+  const reviewedAt = reviewed ? now : null;
+  const imported = req.via === "import";
   if (!existing) {
-    const meta = { id: id ?? randomUUID(), version: 1, created_at: now, updated_at: now, reviewed_at: null };
+    const meta = {
+      id: id ?? randomUUID(),
+      version: 1,
+      created_at: now,
+      updated_at: now,
+      reviewed_at: reviewedAt,
+    };
     const created = { ...ADDED_FIELDS[kind], ...fields, ...meta } as T;
-    saveChange(store, stores.audit, req.projectId, null, created, facts(req, kind, "push_create", now));
+    saveChange(
+      store,
+      stores.audit,
+      req.projectId,
+      null,
+      created,
+      facts(req, kind, imported ? "import" : "push_create", now),
+    );
     return { id: created.id, result: "created" };
   }
-  if (sameFields(existing, fields)) return { id: existing.id, result: "unchanged" };
+  if (sameFields(existing, fields) && (!reviewed || existing.reviewed_at !== null)) {
+    return { id: existing.id, result: "unchanged" };
+  }
   if (existing.reviewed_at !== null && !req.force) {
-    const reason = "reviewed item; push with ?force=true to overwrite the decision";
+    const reason =
+      req.via === "import"
+        ? "reviewed item; import with force (--force, ?force=true) to overwrite the decision"
+        : "reviewed item; push with ?force=true to overwrite the decision";
     return { id: existing.id, result: "skipped", reason };
   }
-  // A forced push replaces the decision; the audit log keeps it, and the item is open to pushes again.
-  const meta = { version: existing.version + 1, updated_at: now, reviewed_at: null };
+  // A forced push replaces the decision; the audit log keeps it, and the item is open to pushes again
+  // (unless what replaces it is an imported decision).
+  const meta = { version: existing.version + 1, updated_at: now, reviewed_at: reviewedAt };
   const updated = { ...existing, ...fields, ...meta } as T;
-  saveChange(store, stores.audit, req.projectId, existing, updated, facts(req, kind, "push_update", now));
+  saveChange(
+    store,
+    stores.audit,
+    req.projectId,
+    existing,
+    updated,
+    facts(req, kind, imported ? "import" : "push_update", now),
+  );
   return { id: updated.id, result: "updated" };
 }
 
@@ -213,7 +244,7 @@ function note(s: PushSummary, index: number, outcome: Outcome): void {
 function facts(
   req: PushRequest<unknown>,
   kind: ItemKind,
-  action: "push_create" | "push_update",
+  action: "push_create" | "push_update" | "import",
   at: string,
 ): ChangeFacts {
   return { item_kind: kind, action, key_id: req.keyId, reviewer: req.reviewer, at };

@@ -1,0 +1,257 @@
+// Mapping files made elsewhere, as concept items: OHDSI Usagi's export (one row per source code and
+// target concept; columns as Usagi's WriteCodeMappingsToFile writes them) and the OMOP CDM
+// SOURCE_TO_CONCEPT_MAP table. Statuses, equivalence and comments are kept; a bad row is reported with
+// its line and left out, and the other rows still count.
+import { AppError } from "../errors.js";
+import type { ConceptItem, Equivalence, ItemMeta } from "../store/types.js";
+import { readCsv } from "./import-csv.js";
+
+export type ImportFormat = "usagi" | "source-to-concept-map";
+export const IMPORT_FORMATS: readonly ImportFormat[] = ["usagi", "source-to-concept-map"];
+
+export type ImportFields = Omit<ConceptItem, keyof ItemMeta | "revalidation">;
+
+export interface ImportedItem {
+  line: number;
+  fields: ImportFields;
+  /** A decision made by a person (Usagi APPROVED or IGNORED; a valid STCM row): protected from pushes. */
+  reviewed: boolean;
+}
+
+export interface ImportProblem {
+  line: number;
+  /** error: the row was left out; warning: imported, with something dropped (named). */
+  severity: "error" | "warning";
+  message: string;
+}
+
+export interface ParsedImport {
+  format: ImportFormat;
+  items: ImportedItem[];
+  problems: ImportProblem[];
+}
+
+export interface ImportOptions {
+  /** Default: decided by the header. */
+  format?: ImportFormat | undefined;
+  /** The code system of every source code (Usagi files do not say; STCM rows do, and win). */
+  sourceVocabularyId?: string | undefined;
+  /** The source column the codes come from (part of an item's natural key); default none. */
+  sourceColumn?: string | undefined;
+}
+
+const USAGI_EQUIVALENCE: Record<string, Equivalence | null> = {
+  EQUAL: "equal",
+  EQUIVALENT: "equivalent",
+  WIDER: "wider",
+  NARROWER: "narrower",
+  INEXACT: "inexact",
+  UNMATCHED: "unmatched",
+  UNREVIEWED: null,
+};
+
+const USAGI_STATUSES = [
+  "APPROVED",
+  "UNCHECKED",
+  "AUTO_MAPPED",
+  "AUTO_MAPPED_TO_1",
+  "INVALID_TARGET",
+  "FLAGGED",
+  "IGNORED",
+];
+
+/** Usagi's mapping types for a code's main concept (older files wrote EVENT, or nothing). */
+const MAIN_TARGET = new Set(["MAPS_TO", "EVENT", ""]);
+
+class RowError extends Error {}
+
+const text = (v: string | undefined): string | null => {
+  const t = (v ?? "").trim();
+  return t === "" ? null : t;
+};
+
+function integer(v: string | undefined, column: string, min = 0): number | null {
+  const t = text(v);
+  if (t === null) return null;
+  if (!/^-?\d+$/.test(t) || Number(t) < min || !Number.isSafeInteger(Number(t))) {
+    throw new RowError(`${column} ${JSON.stringify(t)} is not a whole number >= ${min}`);
+  }
+  return Number(t);
+}
+
+function decimal(v: string | undefined, column: string): number | null {
+  const t = text(v);
+  if (t === null) return null;
+  const n = Number(t);
+  if (!Number.isFinite(n)) throw new RowError(`${column} ${JSON.stringify(t)} is not a number`);
+  return n;
+}
+
+function required(fields: Record<string, string>, column: string): string {
+  const t = text(fields[column]);
+  if (t === null) throw new RowError(`${column} is empty`);
+  if (t.length > 200 || /\p{Cc}/u.test(t)) {
+    throw new RowError(`${column} must be 1 to 200 characters without control characters`);
+  }
+  return t;
+}
+
+export function parseMappingFile(csv: string, options: ImportOptions = {}): ParsedImport {
+  const table = readCsv(csv);
+  const format =
+    options.format ??
+    (table.columns.includes("sourceCode")
+      ? "usagi"
+      : table.columns.includes("source_code")
+        ? "source-to-concept-map"
+        : undefined);
+  if (format === undefined) {
+    throw new AppError(
+      422,
+      "unknown_import_format",
+      "line 1: the header is neither Usagi's (sourceCode, mappingStatus, conceptId, ...) nor SOURCE_TO_CONCEPT_MAP's (source_code, source_vocabulary_id, target_concept_id, ...)",
+    );
+  }
+  const needed =
+    format === "usagi"
+      ? ["sourceCode", "mappingStatus", "conceptId"]
+      : ["source_code", "source_vocabulary_id", "target_concept_id"];
+  const missing = needed.filter((c) => !table.columns.includes(c));
+  if (missing.length > 0) {
+    throw new AppError(422, "missing_columns", `line 1: the ${format} header lacks ${missing.join(", ")}`);
+  }
+  const problems: ImportProblem[] = table.broken.map((b) => ({
+    line: b.line,
+    severity: "error",
+    message: `unreadable row: ${b.message}`,
+  }));
+  const items: ImportedItem[] = [];
+  // An item is identified by (source_column, source_code): the store's natural key.
+  const seen = new Map<string, { line: number; vocabulary: string | null }>();
+  for (const row of table.rows) {
+    try {
+      const item = format === "usagi" ? usagiRow(row.fields, options) : stcmRow(row.fields, options);
+      const first = seen.get(item.fields.source_code);
+      if (first !== undefined && first.vocabulary !== item.fields.source_vocabulary_id) {
+        problems.push({
+          line: row.line,
+          severity: "error",
+          message: `code ${JSON.stringify(item.fields.source_code)} of ${item.fields.source_vocabulary_id} was left out: line ${first.line} has the same code of ${first.vocabulary}, and an item is identified by its source column and code; import each vocabulary with its own --source-column`,
+        });
+        continue;
+      }
+      if (first !== undefined) {
+        // Usagi writes a row per target; an item holds one concept (its main one, on the first row).
+        const type = text(row.fields.mappingType) ?? "";
+        problems.push({
+          line: row.line,
+          severity: "warning",
+          message: `code ${JSON.stringify(item.fields.source_code)} already imported from line ${first.line}; this further target (concept ${item.fields.target_concept_id ?? 0}${type ? `, ${type}` : ""}) is not kept: an item maps a code to one concept`,
+        });
+        continue;
+      }
+      if (format === "usagi" && !MAIN_TARGET.has(text(row.fields.mappingType) ?? "")) {
+        problems.push({
+          line: row.line,
+          severity: "warning",
+          message: `mappingType ${row.fields.mappingType} is not a main (MAPS_TO) target; imported as the code's concept`,
+        });
+      }
+      seen.set(item.fields.source_code, {
+        line: row.line,
+        vocabulary: item.fields.source_vocabulary_id ?? null,
+      });
+      items.push({ ...item, line: row.line });
+    } catch (err) {
+      if (!(err instanceof RowError)) throw err;
+      problems.push({ line: row.line, severity: "error", message: err.message });
+    }
+  }
+  problems.sort((a, b) => a.line - b.line);
+  return { format, items, problems };
+}
+
+function usagiRow(f: Record<string, string>, options: ImportOptions): Omit<ImportedItem, "line"> {
+  const code = required(f, "sourceCode");
+  const status = text(f.mappingStatus) ?? "";
+  if (!USAGI_STATUSES.includes(status)) {
+    throw new RowError(`mappingStatus ${JSON.stringify(status)} is not one of ${USAGI_STATUSES.join(", ")}`);
+  }
+  const equivalenceText = text(f.equivalence) ?? "UNREVIEWED";
+  if (!(equivalenceText in USAGI_EQUIVALENCE)) {
+    throw new RowError(
+      `equivalence ${JSON.stringify(equivalenceText)} is not one of ${Object.keys(USAGI_EQUIVALENCE).join(", ")}`,
+    );
+  }
+  const conceptId = integer(f.conceptId, "conceptId");
+  const target = conceptId === 0 ? null : conceptId;
+  // Approved with a concept: a person accepted it, the suggestion ("<auto>") or one they chose.
+  // Approved without one, or ignored: the code cannot be mapped. Anything else awaits review.
+  let method: ConceptItem["method"] = "review";
+  let reviewed = false;
+  if (status === "APPROVED" && target !== null) {
+    method = text(f.createdBy) === "<auto>" ? "auto" : "override";
+    reviewed = true;
+  } else if (status === "APPROVED" || status === "IGNORED") {
+    method = "unmapped";
+    reviewed = true;
+  }
+  const unmapped = method === "unmapped";
+  // Usagi writes -1 for a frequency it was not given.
+  const frequency = integer(f.sourceFrequency, "sourceFrequency", -1);
+  return {
+    reviewed,
+    fields: {
+      source_column: options.sourceColumn ?? null,
+      source_code: code,
+      source_description: text(f.sourceName),
+      target_concept_id: unmapped ? null : target,
+      target_concept_name: unmapped ? null : text(f.conceptName),
+      target_vocabulary_id: null,
+      confidence: decimal(f.matchScore, "matchScore"),
+      method,
+      source_vocabulary_id: options.sourceVocabularyId ?? null,
+      source_frequency: frequency === -1 ? null : frequency,
+      equivalence: USAGI_EQUIVALENCE[equivalenceText] ?? (unmapped ? "unmatched" : null),
+      comment: text(f.comment),
+    },
+  };
+}
+
+function stcmRow(f: Record<string, string>, options: ImportOptions): Omit<ImportedItem, "line"> {
+  const code = required(f, "source_code");
+  const vocabulary = text(f.source_vocabulary_id) ?? options.sourceVocabularyId;
+  if (vocabulary === undefined || vocabulary === null) throw new RowError("source_vocabulary_id is empty");
+  const target = integer(f.target_concept_id, "target_concept_id");
+  if (target === null) throw new RowError("target_concept_id is empty");
+  const invalid = text(f.invalid_reason);
+  if (invalid !== null && invalid !== "D" && invalid !== "U") {
+    throw new RowError(`invalid_reason ${JSON.stringify(invalid)} is not D, U or empty`);
+  }
+  const end = text(f.valid_end_date);
+  if (end !== null && !/^\d{4}-\d{2}-\d{2}$/.test(end) && !/^\d{8}$/.test(end)) {
+    throw new RowError(`valid_end_date ${JSON.stringify(end)} is not a YYYY-MM-DD date`);
+  }
+  const today = new Date().toISOString().slice(0, 10).replaceAll("-", "");
+  const expired = invalid !== null || (end !== null && end.replaceAll("-", "") < today);
+  // Target 0 is OMOP's "no matching concept": the code was decided unmappable. A row that is no
+  // longer valid goes back to review, with its concept as the suggestion.
+  const method: ConceptItem["method"] = target === 0 ? "unmapped" : expired ? "review" : "manual";
+  return {
+    reviewed: method !== "review",
+    fields: {
+      source_column: options.sourceColumn ?? null,
+      source_code: code,
+      source_description: text(f.source_code_description),
+      target_concept_id: target === 0 ? null : target,
+      target_concept_name: null,
+      target_vocabulary_id: target === 0 ? null : text(f.target_vocabulary_id),
+      confidence: null,
+      method,
+      source_vocabulary_id: vocabulary,
+      source_frequency: null,
+      equivalence: target === 0 ? "unmatched" : null,
+      comment: null,
+    },
+  };
+}
