@@ -5,7 +5,7 @@ import type { GatherPlan, GatherRule } from "./gather.js";
 import { compileGetter, PathError, parseSourcePath, parseTargetPath, SoftIndexResolver } from "./paths.js";
 import type { KeyPath, Problems } from "./problems.js";
 
-const arity = (paths: string | string[]): number => (Array.isArray(paths) ? paths.length : 1);
+const arity = (paths: unknown): number => (Array.isArray(paths) ? paths.length : 1);
 
 export function compileGatherPlan(outputs: readonly OutputState[], problems: Problems): GatherPlan {
   const byName = new Map<string, OutputState[]>();

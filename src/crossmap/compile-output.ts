@@ -1,7 +1,13 @@
 // Compiles what belongs to an output rather than to its fields: constants, `when`, the derived id, the
 // gathering key and the keys of its `into` rules. Field entries are compiled into it by compile-field.ts.
 import { deriveId, idValue } from "../transforms/derived-id.js";
-import { type ConditionCompiler, compileCondition, type Predicate } from "./conditions.js";
+import { Unmappable } from "../transforms/types.js";
+import {
+  type ConditionCompiler,
+  compileCondition,
+  type Predicate,
+  type TransformCompiler,
+} from "./conditions.js";
 import { flattenConstants } from "./constants.js";
 import type { CompiledConstant, CompiledField } from "./mapper.js";
 import type { OutputSpec } from "./outputs.js";
@@ -15,7 +21,7 @@ import {
   stepsToString,
 } from "./paths.js";
 import type { KeyPath, Problems } from "./problems.js";
-import type { CrossmapDocument } from "./schema.js";
+import type { CrossmapDocument, KeyPart } from "./schema.js";
 import { compileSourceGetter, type GetterEnv } from "./scope.js";
 import type { SourceRecord } from "./types.js";
 
@@ -130,27 +136,66 @@ function getters(
   return out;
 }
 
-/** A gathering key: the values' id forms joined; undefined when all are absent. */
+/**
+ * A gathering key: the values' id forms joined; undefined when all are absent. A part may be
+ * `{field, transform, config}`: the transform's output is the part (the day of a date-time), and a value
+ * it cannot convert counts as absent.
+ */
 export function compileKey(
-  paths: string | string[],
+  parts: KeyPart | KeyPart[],
   env: GetterEnv,
   at: KeyPath,
   problems: Problems,
+  compileTransform?: TransformCompiler,
 ): ((scope: SourceRecord) => string | undefined) | undefined {
-  const gs = getters(paths, env, at, problems);
-  if (!gs) return undefined;
+  const list = [parts].flat();
+  const gs: Getter[] = [];
+  for (const [i, part] of list.entries()) {
+    const where = Array.isArray(parts) ? [...at, i] : at;
+    const path = typeof part === "string" ? part : part.field;
+    const g = getters(path, env, typeof part === "string" ? where : [...where, "field"], problems)?.[0];
+    if (!g) return undefined;
+    if (typeof part === "string") {
+      gs.push(g);
+      continue;
+    }
+    const fn = compileTransform?.(part.transform, part.config, part.field, where, env);
+    if (fn === undefined) {
+      if (!compileTransform)
+        problems.add(where, "invalid_config", "a key part's transform cannot be compiled here");
+      return undefined;
+    }
+    if (fn === "no_vocabulary") {
+      problems.add(
+        [...where, "transform"],
+        "invalid_config",
+        "a key part's transform cannot need a vocabulary",
+      );
+      return undefined;
+    }
+    gs.push((s) => {
+      const v = g(s);
+      if (v === undefined || v === null || v === "") return undefined;
+      try {
+        const r = fn(v, s);
+        return r instanceof Unmappable ? undefined : r;
+      } catch {
+        return undefined;
+      }
+    });
+  }
   if (gs.length === 1) {
     const g = gs[0] as Getter;
     return (s) => idValue(g(s));
   }
   return (s) => {
     let any = false;
-    const parts = gs.map((g) => {
+    const values = gs.map((g) => {
       const v = idValue(g(s));
       if (v !== undefined) any = true;
       return v ?? "";
     });
-    return any ? parts.join("\u0000") : undefined;
+    return any ? values.join("\u0000") : undefined;
   };
 }
 
@@ -191,7 +236,7 @@ export function compileOutputRules(
     );
   }
   if (doc.key !== undefined) {
-    const k = compileKey(doc.key, state.env, [...at, "key"], problems);
+    const k = compileKey(doc.key, state.env, [...at, "key"], problems, cond.compileTransform);
     if (k) state.gatherKey = k;
   }
   if (doc.into !== undefined) {
@@ -203,6 +248,7 @@ export function compileOutputRules(
         state.env,
         Array.isArray(doc.into) ? [...at, "into", i, "key"] : [...at, "into", "key"],
         problems,
+        cond.compileTransform,
       );
       if (k) keys.push(k);
     });

@@ -39,6 +39,20 @@ export const FieldEntrySchema = z
 
 const paths = z.union([pathString, z.array(pathString).min(1)]);
 
+/** A part of a gathering key: a source path, or a path whose value a transform turns into the key's part. */
+const keyPart = z.union([
+  pathString,
+  z
+    .object({
+      field: pathString,
+      transform: z.string().min(1),
+      config: z.record(z.string(), z.unknown()).optional(),
+    })
+    .strict(),
+]);
+const keyParts = z.union([keyPart, z.array(keyPart).min(1)]);
+export type KeyPart = z.infer<typeof keyPart>;
+
 /** How an output's id is derived: a pure function of these values, the salt and the element index. */
 export const IdRuleSchema = z
   .object({
@@ -52,7 +66,7 @@ export const IdRuleSchema = z
 export const IntoRuleSchema = z
   .object({
     parent: z.string().min(1),
-    key: paths,
+    key: keyParts,
     at: pathString,
     value: pathString.optional(),
     join: z.string().optional(),
@@ -70,7 +84,7 @@ export const OutputSchema = z
     when: z.unknown().optional(),
     for_each: pathString.optional(),
     id: IdRuleSchema.optional(),
-    key: paths.optional(),
+    key: keyParts.optional(),
     into: z.union([IntoRuleSchema, z.array(IntoRuleSchema).min(1)]).optional(),
     dedupe: z.boolean().optional(),
     description: z.string().optional(),

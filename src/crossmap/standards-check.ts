@@ -166,7 +166,14 @@ function outputDocs(entry: unknown, at: KeyPath, group?: { reads: [string, KeyPa
 function paths(v: unknown, at: KeyPath): [string, KeyPath][] {
   if (typeof v === "string") return [[v, at]];
   if (Array.isArray(v))
-    return v.flatMap((p, i) => (typeof p === "string" ? [[p, [...at, i]] as [string, KeyPath]] : []));
+    return v.flatMap((p, i): [string, KeyPath][] =>
+      typeof p === "string"
+        ? [[p, [...at, i]]]
+        : isObject(p) && typeof p.field === "string"
+          ? [[p.field, [...at, i, "field"]]]
+          : [],
+    );
+  if (isObject(v) && typeof v.field === "string") return [[v.field, [...at, "field"]]];
   return [];
 }
 

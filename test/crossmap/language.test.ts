@@ -202,6 +202,52 @@ describe("gathering", () => {
     expect(r.outputs).toEqual([]);
     expect(r.issues[0]?.code).toBe("no_parent_key");
   });
+  it("keys by a transform's output: entries of one person and day, at any time of it, share one parent", () => {
+    const t = doc(
+      [
+        "  obs:",
+        "    - target: OBSERVATION",
+        '      into: {parent: day, key: [subject, {field: time, transform: day}], at: "content[+]"}',
+        "    - target: COMPOSITION",
+        "      name: day",
+        '      key: [subject, {field: time, transform: format, config: {pattern: "%Y-%m-%d"}}]',
+        "      dedupe: true",
+      ].join("\n"),
+      "  obs.code: {target: OBSERVATION.code}\n  obs.time: {target: day.start}",
+      'transforms:\n  day: {type: format, pattern: "%Y-%m-%d"}\n',
+    );
+    const cm = parseCrossmap(t);
+    const records = [
+      { code: "a", subject: "urn:uuid:p1", time: "2020-03-01T10:15:00+01:00" },
+      { code: "b", subject: "Patient/p1", time: "2020-03-01T23:00:00+01:00" },
+      { code: "c", subject: "p1", time: "2020-03-02T08:00:00+01:00" },
+      { code: "d", subject: "p1", time: "not a date" },
+    ];
+    const items = records.flatMap((record, i) =>
+      (cm.mapper("obs").mapAll?.(record, i) ?? { outputs: [] }).outputs.map((o) => ({ ...o, place: i })),
+    );
+    expect(items.map((i) => i.into?.key)).toEqual([
+      "p1\u00002020-03-01",
+      undefined,
+      "p1\u00002020-03-01",
+      undefined,
+      "p1\u00002020-03-02",
+      undefined,
+      "p1\u0000",
+      undefined,
+    ]);
+    const g = gather(cm.gatherPlan, items);
+    expect(g.top.map((x) => x.value)).toEqual([
+      { start: "2020-03-01T10:15:00+01:00", content: [{ code: "a" }, { code: "b" }] },
+      { start: "2020-03-02T08:00:00+01:00", content: [{ code: "c" }] },
+      { start: "not a date", content: [{ code: "d" }] },
+    ]);
+  });
+  it("reports an unknown transform in a key part where it is written", () => {
+    expect(
+      loadError(doc("  e:\n    - {target: A, key: [a, {field: t, transform: dya}]}", "  e.x: {target: A.x}")),
+    ).toContain("entity_map.e[0].key[1]");
+  });
 });
 
 describe("load errors for each kind of mistake, located", () => {

@@ -73,6 +73,7 @@ describe("standard definitions", () => {
       "OBSERVATION",
       "INSTRUCTION",
       "ACTION",
+      "EHR_STATUS",
     ]);
   });
 
@@ -86,11 +87,13 @@ describe("standard definitions", () => {
       for (const f of cm.fieldMappings()) {
         const srcFields = new Set(source?.entities[f.sourceEntity]?.fields.map((x) => x.name));
         if (srcFields.size === 0) unknown.push(`source entity ${f.sourceEntity}`);
-        for (const s of [...f.sources, ...f.reads]) {
+        // $param and $id are the language's own names, not fields of the source.
+        for (const s of [...f.sources, ...f.reads].filter((p) => !p.startsWith("$"))) {
           const name = `${cm.source}:${f.sourceEntity}.${head(s)}`;
           if (!srcFields.has(head(s)) && !EXTRA_SOURCE_FIELDS.has(name)) unknown.push(name);
         }
-        const [entity, path] = [head(f.target), f.target.slice(f.target.indexOf(".") + 1)];
+        // The target starts with the output's name; the entity is the output's target.
+        const [entity, path] = [f.targetEntity, f.target.slice(f.target.indexOf(".") + 1)];
         const tgtFields = new Set(target?.entities[entity]?.fields.map((x) => x.name));
         if (!tgtFields.has(head(path))) unknown.push(`${cm.target}:${entity}.${head(path)}`);
       }
