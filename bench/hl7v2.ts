@@ -1,11 +1,15 @@
 // ER7 -> FHIR Bundles throughput, in messages/s, against a baseline measured in the same run: just
 // splitting the same text into segments. Input: the 22 sample messages of test/fixtures/hl7v2/samples,
 // repeated to N messages in memory, so disk speed is not measured.
-// Prints a table and one JSON line. Usage: npx tsx bench/hl7v2.ts [messages]
+// A second baseline: @medplum/core's Hl7Message.parse on the same messages (parse only, no mapping). With
+// --before FILE (another HL7 v2 -> FHIR crossmap, e.g. an older built-in from `git show`), its Bundles are
+// timed in the same run too, for a before/after ratio.
+// Prints a table and one JSON line. Usage: npx tsx bench/hl7v2.ts [messages] [--before FILE]
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Hl7Message } from "@medplum/core";
 import { findBuiltinCrossmap } from "../src/crossmap/catalog.js";
 import { loadCrossmapFile } from "../src/crossmap/load.js";
 import { convertText } from "../src/pipeline/hl7v2/index.js";
@@ -13,7 +17,10 @@ import { parseMessage } from "../src/pipeline/hl7v2/message.js";
 import { fieldNames } from "../src/pipeline/hl7v2/names.js";
 import { splitMessages } from "../src/pipeline/hl7v2/split.js";
 
-const N = Number(process.argv[2] ?? 10_000);
+const args = process.argv.slice(2);
+const beforeAt = args.indexOf("--before");
+const beforeFile = beforeAt >= 0 ? args.splice(beforeAt, 2)[1] : undefined;
+const N = Number(args[0] ?? 10_000);
 const samples = fileURLToPath(new URL("../test/fixtures/hl7v2/samples/", import.meta.url));
 if (!existsSync(samples)) throw new Error(`no samples at ${samples}`);
 const messages = readdirSync(samples)
@@ -30,6 +37,7 @@ const text = parts.join("\n");
 const bytes = Buffer.byteLength(text);
 
 const crossmap = await loadCrossmapFile(findBuiltinCrossmap("hl7v2_2.5.1", "fhir_r4")?.path ?? "");
+const before = beforeFile ? await loadCrossmapFile(beforeFile) : undefined;
 const names = fieldNames();
 const mapped = (t: string) => crossmap.hasEntity(t);
 
@@ -56,6 +64,12 @@ function time(run: () => number): { wall: number; cpu: number } {
 
 const cases = {
   "split into segments (baseline)": () => text.split(/\r\n|\r|\n/).length,
+  "medplum Hl7Message.parse (baseline 2)": () => {
+    let n = 0;
+    for (const m of messages.length > 0 ? parts : [])
+      n += Hl7Message.parse(m.replace(/\r?\n/g, "\r")).segments.length;
+    return n;
+  },
   "cut into messages": () => {
     let n = 0;
     for (const m of splitMessages(text)) n += m.segments.length;
@@ -74,6 +88,15 @@ const cases = {
     for (const r of convertText(text, crossmap)) if (r.ok) n += r.resources.length;
     return n;
   },
+  ...(before
+    ? {
+        "ER7 -> FHIR Bundles (--before crossmap)": () => {
+          let n = 0;
+          for (const r of convertText(text, before)) if (r.ok) n += r.resources.length;
+          return n;
+        },
+      }
+    : {}),
   "ER7 -> FHIR Bundles as JSON text": () => {
     let n = 0;
     for (const r of convertText(text, crossmap)) if (r.ok) n += JSON.stringify(r.bundle).length;
@@ -112,6 +135,12 @@ console.log(
     bundles_messages_per_s: Math.round(bundles.messages_per_s),
     bundles_messages_per_cpu_s: Math.round(bundles.messages_per_cpu_s),
     ratio_to_baseline_cpu: Number((bundles.messages_per_cpu_s / baseline.messages_per_cpu_s).toFixed(4)),
+    ratio_to_medplum_parse_cpu: Number(
+      (
+        bundles.messages_per_cpu_s /
+        (results.find((r) => r.case.startsWith("medplum"))?.messages_per_cpu_s ?? Number.NaN)
+      ).toFixed(4),
+    ),
     cases: Object.fromEntries(results.map((r) => [r.case, Math.round(r.messages_per_s)])),
     sink: sink > 0,
   }),
