@@ -1,6 +1,5 @@
 // Loads a crossmap from YAML text or a file: parse, validate (zod), compile; every problem located.
 import { readFile } from "node:fs/promises";
-import { LineCounter, parseDocument } from "yaml";
 import { AppError, type Problem } from "../errors.js";
 import { builtinTransforms } from "../transforms/builtins.js";
 import type { OverlaySlot } from "../transforms/overlay.js";
@@ -14,6 +13,7 @@ import { salvage } from "./salvage.js";
 import { type CrossmapDocument, CrossmapDocumentSchema } from "./schema.js";
 import { loadStandard } from "./standards.js";
 import { checkStandards } from "./standards-check.js";
+import { DOCUMENT_LIMITS, type DocumentLimits, readYaml } from "./yaml-read.js";
 
 export interface LoadOptions {
   /** Name used in error messages (a path, or e.g. "request body"). */
@@ -33,6 +33,8 @@ export interface LoadOptions {
    * (`Crossmap.overlay`). Without it, decisions cannot be applied to this crossmap.
    */
   overlay?: OverlaySlot;
+  /** Caps on the document's size and shape; default DOCUMENT_LIMITS. */
+  limits?: Partial<DocumentLimits>;
 }
 
 /** Everything wrong with one crossmap text, found in one pass. */
@@ -41,6 +43,8 @@ export interface CrossmapAnalysis {
   crossmap: Crossmap | undefined;
   errors: Problem[];
   warnings: Problem[];
+  /** Errors found beyond the first MAX_PROBLEMS, counted but not listed. */
+  omitted: number;
 }
 
 /**
@@ -53,41 +57,38 @@ export function analyseCrossmap(
   text: string,
   options: LoadOptions & { standards?: boolean } = {},
 ): CrossmapAnalysis {
-  const lines = new LineCounter();
-  const yamlDoc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const where = (path: KeyPath, preferKey: boolean) => locate(yamlDoc, lines, path, preferKey);
+  const read = readYaml(text, { ...DOCUMENT_LIMITS, ...options.limits });
+  const where = (path: KeyPath, preferKey: boolean) => locate(read.doc, read.lines, path, preferKey);
   const problems = new Problems(options.file, where);
   const warnings = new Problems(options.file, where, "warning");
   const result = (crossmap?: Crossmap): CrossmapAnalysis => ({
     crossmap: problems.list.length === 0 ? crossmap : undefined,
     errors: problems.list,
     warnings: warnings.list,
+    omitted: problems.omitted,
   });
   // After the first syntax error the parser's view of the text is lost, so the errors after it are mostly
   // echoes of that one (a bracket in an unquoted path gives one per token to the end of the file): only the
-  // first is reported, saying how many follow. Duplicate keys are each real, and all reported.
-  const syntax = yamlDoc.errors.filter((e) => e.code !== "DUPLICATE_KEY");
-  const reported = [...yamlDoc.errors.filter((e) => e.code === "DUPLICATE_KEY"), ...syntax.slice(0, 1)];
-  reported.sort((a, b) => a.pos[0] - b.pos[0]);
-  for (const e of reported) {
-    let message = e.message.split("\n")[0] ?? e.message;
-    const pos = lines.linePos(e.pos[0]);
-    if (e === syntax[0]) {
+  // first is reported, saying how many follow. Duplicate keys and exceeded limits are each real, and all reported.
+  const isSyntax = (i: (typeof read.issues)[number]) => i.code === "yaml_syntax" && i.duplicate !== true;
+  const syntax = read.issues.filter(isSyntax);
+  const reported = read.issues.filter((i) => !isSyntax(i) || i === syntax[0]);
+  for (const issue of reported) {
+    const pos = read.lines.linePos(issue.offset);
+    let message = issue.message;
+    if (issue === syntax[0]) {
       const hint = quotingHint(text, pos.line);
       if (hint) message += `; ${hint}`;
       if (syntax.length > 1) {
         message += ` (${syntax.length - 1} more syntax error${syntax.length === 2 ? "" : "s"} after it, most likely caused by this one)`;
       }
     }
-    const p: Problem = { path: [], code: "yaml_syntax", message };
-    if (options.file !== undefined) p.file = options.file;
-    p.line = pos.line;
-    p.column = pos.col;
-    problems.list.push(p);
+    problems.located([], issue.code, message, pos.line, pos.col);
   }
-  // A duplicate key leaves a readable document (the last value wins), so the rest is still checked.
-  if (yamlDoc.errors.some((e) => e.code !== "DUPLICATE_KEY")) return result();
-  const raw: unknown = yamlDoc.toJS();
+  // A duplicate key leaves a readable document (the last value wins), so the rest is still checked;
+  // any other problem of reading leaves no value.
+  if (read.value === undefined) return result();
+  const raw: unknown = read.value;
   let doc: CrossmapDocument | undefined;
   const parsed = CrossmapDocumentSchema.safeParse(raw);
   if (parsed.success) doc = parsed.data;
@@ -119,11 +120,12 @@ export function analyseCrossmap(
 export function parseCrossmap(text: string, options: LoadOptions = {}): Crossmap {
   const analysis = analyseCrossmap(text, { ...options, standards: options.warnings !== undefined });
   if (analysis.crossmap === undefined) {
-    const n = analysis.errors.length;
+    const n = analysis.errors.length + analysis.omitted;
+    const listed = analysis.omitted > 0 ? `; the first ${analysis.errors.length} are listed` : "";
     throw new AppError(
       422,
       "invalid_crossmap",
-      `crossmap ${options.file ?? "document"} is invalid (${n} problem${n === 1 ? "" : "s"})`,
+      `crossmap ${options.file ?? "document"} is invalid (${n} problem${n === 1 ? "" : "s"}${listed})`,
       analysis.errors,
     );
   }

@@ -1,9 +1,39 @@
 // Finds where a key path sits in the YAML source, so every load error names file, line and column.
-import { type Document, isMap, isPair, isScalar, isSeq, type LineCounter, type Node } from "yaml";
+import {
+  type Document,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  type LineCounter,
+  type Node,
+  type Pair,
+  type YAMLMap,
+} from "yaml";
 
 export interface Location {
   line: number;
   column: number;
+}
+
+/**
+ * Each mapping's keys, indexed on first use: a document with thousands of problems in one mapping
+ * (e.g. field_map) would otherwise scan the mapping once per problem.
+ */
+const indexes = new WeakMap<YAMLMap, Map<string, Pair>>();
+
+function pairOf(map: YAMLMap, key: string): Pair | undefined {
+  let index = indexes.get(map);
+  if (!index) {
+    index = new Map();
+    for (const p of map.items) {
+      if (!isPair(p) || !isScalar(p.key)) continue;
+      // The last of duplicate keys, as that is the value the document holds.
+      index.set(String(p.key.value), p);
+    }
+    indexes.set(map, index);
+  }
+  return index.get(key);
 }
 
 /**
@@ -22,11 +52,7 @@ export function locate(
     const part = path[i];
     const last = i === path.length - 1;
     if (isMap(node)) {
-      // The last of duplicate keys, as that is the value the document holds.
-      let pair: (typeof node.items)[number] | undefined;
-      for (const p of node.items) {
-        if (isPair(p) && isScalar(p.key) && String(p.key.value) === String(part)) pair = p;
-      }
+      const pair = pairOf(node, String(part));
       if (!pair) break;
       const target = last && preferKey ? pair.key : (pair.value ?? pair.key);
       found = target as Node;

@@ -14,6 +14,15 @@ export interface TargetSegment {
 /** Thrown while parsing a path; the loader turns it into a located problem. */
 export class PathError extends Error {}
 
+/**
+ * Largest array index a target path may write (`[1000]`, or a `[+]` that resolves past it). An index
+ * makes an array that long in every output record, and compacting it costs its length per record.
+ */
+export const MAX_TARGET_INDEX = 1000;
+
+const indexTooLarge = (path: string, index: number) =>
+  new PathError(`path "${path}": index ${index} is over the limit of ${MAX_TARGET_INDEX}`);
+
 const FORBIDDEN = new Set(["__proto__", "constructor", "prototype"]);
 const NAME = /^[A-Za-z0-9_$][\w$-]*$/;
 
@@ -52,6 +61,7 @@ export function parseTargetPath(path: string): TargetSegment[] {
     const raw = m[2];
     const seg: TargetSegment = { name: m[1] ?? "" };
     if (raw !== undefined) seg.index = raw === "+" || raw === "=" ? raw : Number(raw);
+    if (typeof seg.index === "number" && seg.index > MAX_TARGET_INDEX) throw indexTooLarge(path, seg.index);
     return seg;
   });
 }
@@ -139,6 +149,7 @@ export class SoftIndexResolver {
           throw new PathError(`malformed path "${path}": [=] before any [+] or [n] on ${prefix.slice(1)}`);
         index = prev;
       } else index = seg.index;
+      if (index > MAX_TARGET_INDEX) throw indexTooLarge(path, index);
       this.last.set(prefix, index);
       steps.push(index);
       prefix += `[${index}]`;

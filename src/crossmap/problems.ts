@@ -7,8 +7,13 @@ export type KeyPath = (string | number)[];
 /** Where a key path sits in the source text (locate.ts, over the parsed YAML), when it can be told. */
 export type Locator = (path: KeyPath, preferKey: boolean) => { line: number; column: number } | undefined;
 
+/** Most problems one document reports; a 1 MB document of mistakes would otherwise answer with megabytes. */
+export const MAX_PROBLEMS = 1000;
+
 export class Problems {
   readonly list: Problem[] = [];
+  /** Problems found beyond MAX_PROBLEMS: counted, not listed. */
+  omitted = 0;
 
   constructor(
     private readonly file: string | undefined,
@@ -18,6 +23,10 @@ export class Problems {
   ) {}
 
   add(path: KeyPath, code: string, message: string, preferKey = false): void {
+    if (this.list.length >= MAX_PROBLEMS) {
+      this.omitted++;
+      return;
+    }
     const where = this.where?.(path, preferKey);
     const p: Problem = { path, code, message };
     if (this.file !== undefined) p.file = this.file;
@@ -29,23 +38,50 @@ export class Problems {
     this.list.push(p);
   }
 
+  /** A problem whose line and column are already known (e.g. from the YAML reader). */
+  located(path: KeyPath, code: string, message: string, line: number, column: number): void {
+    if (this.list.length >= MAX_PROBLEMS) {
+      this.omitted++;
+      return;
+    }
+    const p: Problem = { path, code, message };
+    if (this.file !== undefined) p.file = this.file;
+    if (this.severity !== undefined) p.severity = this.severity;
+    p.line = line;
+    p.column = column;
+    this.list.push(p);
+  }
+
   throwIfAny(): void {
     if (this.list.length === 0) return;
-    const n = this.list.length;
+    const n = this.list.length + this.omitted;
+    const listed = this.omitted > 0 ? `; the first ${this.list.length} are listed` : "";
     throw new AppError(
       422,
       "invalid_crossmap",
-      `crossmap ${this.file ?? "document"} is invalid (${n} problem${n === 1 ? "" : "s"})`,
+      `crossmap ${this.file ?? "document"} is invalid (${n} problem${n === 1 ? "" : "s"}${listed})`,
       this.list,
     );
   }
 }
 
+/** `a, b, c`, or the first `max` names and how many more, so a message stays short for any document. */
+export function listNames(names: readonly string[], max = 50): string {
+  if (names.length <= max) return names.join(", ");
+  return `${names.slice(0, max).join(", ")}, ... (${names.length - max} more)`;
+}
+
+/** Names longer than this, or lists longer than MAX_SUGGEST_NAMES, get no suggestion (bounded cost). */
+const MAX_SUGGEST_LENGTH = 64;
+const MAX_SUGGEST_NAMES = 200;
+
 /** Levenshtein-based "did you mean" for unknown names. */
 export function suggest(name: string, known: readonly string[]): string {
+  if (name.length > MAX_SUGGEST_LENGTH || known.length > MAX_SUGGEST_NAMES) return "";
   let best: string | undefined;
   let bestD = Number.POSITIVE_INFINITY;
   for (const k of known) {
+    if (k.length > MAX_SUGGEST_LENGTH) continue;
     const d = distance(name.toLowerCase(), k.toLowerCase());
     if (d < bestD) {
       bestD = d;

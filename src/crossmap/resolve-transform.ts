@@ -2,7 +2,7 @@
 import type { z } from "zod";
 import type { TransformRegistry } from "../transforms/registry.js";
 import type { TransformDefinition } from "../transforms/types.js";
-import { type KeyPath, type Problems, suggest } from "./problems.js";
+import { type KeyPath, listNames, type Problems, suggest } from "./problems.js";
 import type { CrossmapDocument, FieldEntry } from "./schema.js";
 
 export interface ResolvedTransform {
@@ -10,6 +10,17 @@ export interface ResolvedTransform {
   type: string;
   definition: TransformDefinition<Record<string, unknown>>;
   config: Record<string, unknown>;
+}
+
+/** Built-in and named transforms, listed once per document (not once per unknown name). */
+const known = new WeakMap<CrossmapDocument, string[]>();
+function knownNames(doc: CrossmapDocument, registry: TransformRegistry): string[] {
+  let names = known.get(doc);
+  if (!names) {
+    names = [...registry.names(), ...Object.keys(doc.transforms ?? {})];
+    known.set(doc, names);
+  }
+  return names;
 }
 
 export function resolveTransform(
@@ -24,7 +35,6 @@ export function resolveTransform(
   const type = named ? named.type : name;
   const definition = registry.get(type);
   if (!definition) {
-    const known = [...registry.names(), ...Object.keys(doc.transforms ?? {})];
     if (named) {
       problems.add(
         ["transforms", name, "type"],
@@ -32,10 +42,11 @@ export function resolveTransform(
         `unknown transform type "${type}"${suggest(type, registry.names())}`,
       );
     } else {
+      const known = knownNames(doc, registry);
       problems.add(
         [...entryPath, "transform"],
         "unknown_transform",
-        `unknown transform "${name}"${suggest(name, known)}; known: ${known.join(", ")}`,
+        `unknown transform "${name}"${suggest(name, known)}; known: ${listNames(known)}`,
       );
     }
     return undefined;

@@ -1,7 +1,6 @@
 // Shared by fhir_date, fhir_period and hl7v2_field: input value -> FHIR date / dateTime / instant string.
 
 import {
-  compileDateParser,
   DATE_FORMS,
   type DateParts,
   formatDate,
@@ -11,6 +10,7 @@ import {
   parseOffsetSetting,
 } from "./dates.js";
 import { describeValue } from "./describe.js";
+import { compileDateParser } from "./strftime.js";
 import { degrade, fail, type Unmappable } from "./types.js";
 
 export type FhirDateType = "date" | "dateTime" | "instant";

@@ -2,15 +2,9 @@
 // (`pattern: "Patient/{value}"`, `"{given} {family}"`) from the value and other fields of the record.
 import { z } from "zod";
 import type { Getter } from "../crossmap/paths.js";
-import {
-  compileDateFormatter,
-  compileDateParser,
-  DATE_FORMS,
-  type DateParts,
-  hasDirective,
-  parseDate,
-} from "./dates.js";
+import { DATE_FORMS, type DateParts, parseDate } from "./dates.js";
 import { describeValue, scalarKey } from "./describe.js";
+import { compileDateFormatter, compileDateParser, hasDirective } from "./strftime.js";
 import { fail, type TransformDefinition } from "./types.js";
 
 const config = z.object({ pattern: z.string().min(1), input_format: z.string().min(1).optional() }).strict();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compileDateFormatter, compileDateParser, parseDate } from "../../src/transforms/dates.js";
+import { parseDate } from "../../src/transforms/dates.js";
+import { compileDateFormatter, compileDateParser } from "../../src/transforms/strftime.js";
 
 describe("parseDate", () => {
   it("reads ISO 8601 dates and datetimes at every precision", () => {
