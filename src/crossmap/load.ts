@@ -58,7 +58,9 @@ export function analyseCrossmap(
   options: LoadOptions & { standards?: boolean } = {},
 ): CrossmapAnalysis {
   const read = readYaml(text, { ...DOCUMENT_LIMITS, ...options.limits });
-  const where = (path: KeyPath, preferKey: boolean) => locate(read.doc, read.lines, path, preferKey);
+  const yamlDoc = read.doc;
+  const where =
+    yamlDoc && ((path: KeyPath, preferKey: boolean) => locate(yamlDoc, read.lines, path, preferKey));
   const problems = new Problems(options.file, where);
   const warnings = new Problems(options.file, where, "warning");
   const result = (crossmap?: Crossmap): CrossmapAnalysis => ({
