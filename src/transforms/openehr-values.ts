@@ -3,7 +3,6 @@
 // to which openEHR terminology ids is config, so no terminology name lives here.
 import { z } from "zod";
 import {
-  compileDateParser,
   DATE_FORMS,
   type DateParts,
   formatDate,
@@ -12,6 +11,7 @@ import {
   parseOffsetSetting,
 } from "./dates.js";
 import { describeValue, scalarKey } from "./describe.js";
+import { compileDateParser } from "./strftime.js";
 import { degrade, fail, type TransformDefinition } from "./types.js";
 
 export const dvText: TransformDefinition<Record<string, never>> = {
