@@ -6,6 +6,7 @@ import type { TransformContext } from "../transforms/types.js";
 import type { VocabularyBridge } from "../vocab/bridge.js";
 import { claim, type OutputState } from "./compile-output.js";
 import { type ConditionCompiler, compileCondition } from "./conditions.js";
+import { nestedTransformBuilder } from "./nested-transform.js";
 import type { CompiledField } from "./mapper.js";
 import { compileSetter, type Getter, PathError, parseTargetPath, type Step } from "./paths.js";
 import type { KeyPath, Problems } from "./problems.js";
@@ -109,6 +110,7 @@ export function compileFieldEntry(
     };
     if (c.vocabulary) context.vocabulary = c.vocabulary;
     if (c.overlay) context.overlay = c.overlay;
+    context.transform = nestedTransformBuilder(c.doc, c.registry, c.vocabulary)(context);
     let fn: CompiledField["fn"];
     try {
       // Nothing to look up without a vocabulary: the field yields nothing, so its default is written;

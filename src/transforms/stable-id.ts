@@ -16,10 +16,17 @@ const config = z
      * and small data.
      */
     bits: z.number().int().min(16).max(63).optional(),
+    /**
+     * Prefixes a decimal id may carry, e.g. "measurement-" for the ids the OMOP -> FHIR crossmap gives rows
+     * of tables that share a resource type: "measurement-12" reads as 12. Ids with another prefix are hashed.
+     */
+    prefix: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
   })
   .strict();
 
-const CANONICAL = /^[1-9]\d*$/;
+// Decimal ids as OMOP writes them, negative ones included (real exports have them); "-0" and leading zeros
+// are not canonical, so they are hashed rather than read as another id's number.
+const CANONICAL = /^(?:0|-?[1-9]\d*)$/;
 const URN = /^urn:(?:uuid|oid):/i;
 
 /** The id part of an id or a reference: after the last "/" (dropping `_history/n`) or after `urn:uuid:`. */
@@ -32,15 +39,33 @@ export function idPart(s: string): string {
   return usable[usable.length - 1] ?? t;
 }
 
-/** A stable integer for an id: a decimal id in range is kept as is (ids survive a round trip); others are hashed. */
+/**
+ * A stable integer for an id: a decimal id within ±(2^bits - 1) is kept as is (ids survive a round trip,
+ * negative ones too); others are hashed into 1 .. 2^bits - 1.
+ */
 export function stableInteger(id: string, bits = 63): number | bigint {
   const max = (1n << BigInt(bits)) - 1n;
-  if (CANONICAL.test(id) && id.length <= 19) {
+  if (CANONICAL.test(id) && id.length <= 20) {
     const n = BigInt(id);
-    if (n <= max) return normalizeInteger(n);
+    if (n <= max && n >= -max) return normalizeInteger(n);
   }
   const digest = createHash("sha256").update(id, "utf8").digest();
   return normalizeInteger((digest.readBigUInt64BE(0) % max) + 1n);
+}
+
+/** The integer of an id or a reference, after the first of `prefixes` it carries; undefined for no id. */
+export function integerOf(
+  value: string,
+  prefixes: readonly string[],
+  bits = 63,
+): number | bigint | undefined {
+  const id = idPart(value);
+  if (id === "") return undefined;
+  for (const p of prefixes) {
+    if (id.startsWith(p) && CANONICAL.test(id.slice(p.length)))
+      return stableInteger(id.slice(p.length), bits);
+  }
+  return stableInteger(id, bits);
 }
 
 export const integerId: TransformDefinition<z.infer<typeof config>> = {
@@ -49,11 +74,11 @@ export const integerId: TransformDefinition<z.infer<typeof config>> = {
     "A stable positive integer from an id or reference: decimal ids kept, anything else hashed (SHA-256).",
   create: (cfg) => {
     const bits = cfg.bits ?? 63;
+    const prefixes = cfg.prefix === undefined ? [] : [cfg.prefix].flat();
     return (v) => {
       const s = scalarKey(v);
-      const id = s === undefined ? "" : idPart(s);
-      if (id === "") return fail("invalid_value", `${describeValue(v)} is not an id or a reference`);
-      return stableInteger(id, bits);
+      const n = s === undefined ? undefined : integerOf(s, prefixes, bits);
+      return n ?? fail("invalid_value", `${describeValue(v)} is not an id or a reference`);
     };
   },
 };

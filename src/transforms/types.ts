@@ -42,6 +42,26 @@ export interface TransformContext {
   compileSourcePath(path: string): Getter;
   /** Compiles a path into some other object (a list element the transform picked); not a record field. */
   compileRelativePath(path: string): Getter;
+  /**
+   * Builds another transform for a combinator (first_of, chain): a name of the document's `transforms` or
+   * of the registry, with config merged and validated as for a field. Throws (a located load error of the
+   * field) for an unknown name or a bad config. Absent where the caller offers no nesting.
+   */
+  transform?(spec: NestedTransformSpec): NestedTransform;
+}
+
+/** A transform named inside another transform's config: `{transform: name, config: {...}}`. */
+export interface NestedTransformSpec {
+  transform: string;
+  config?: Record<string, unknown>;
+  /** Without a vocabulary, this step yields nothing instead of failing to load. */
+  vocabulary_optional?: boolean;
+}
+
+export interface NestedTransform {
+  fn: TransformFn;
+  /** The nested definition also runs for absent values (it reads other fields). */
+  acceptsAbsent: boolean;
 }
 
 /** The per-record closure: `undefined` writes nothing, an `Unmappable` writes nothing (or its fallback) and counts an issue. */

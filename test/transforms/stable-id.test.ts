@@ -48,3 +48,18 @@ describe("integer_id", () => {
     expect(idPart("plain")).toBe("plain");
   });
 });
+
+describe("integer_id: negative ids and table prefixes", () => {
+  it("keeps negative decimal ids exactly, to the 64-bit limit", () => {
+    const t = transformer("integer_id");
+    expect(t("-5").out).toBe(-5);
+    expect(t("Patient/-9223372036854775807").out).toBe(-9223372036854775807n);
+  });
+  it("reads a decimal id after a configured prefix, and hashes one with another prefix", () => {
+    const t = transformer("integer_id", { prefix: ["measurement-", "observation-"] });
+    expect(t("measurement-12").out).toBe(12);
+    expect(t("observation--3").out).toBe(-3);
+    expect(t("death-7").out).toBe(transformer("integer_id")("death-7").out);
+    expect(t("death-7").out).not.toBe(7);
+  });
+});

@@ -1,0 +1,89 @@
+// first_of and chain: transforms made of other transforms, for a target that may be filled from one of several
+// places (a lossless carrier, else the element other producers use) or that needs two steps (pick an
+// extension, then read an id out of it). Both are built once at load; per record they are plain calls.
+import { z } from "zod";
+import type { Getter } from "../crossmap/paths.js";
+import type { SourceRecord } from "../crossmap/types.js";
+import {
+  type NestedTransform,
+  type TransformContext,
+  type TransformDefinition,
+  Unmappable,
+} from "./types.js";
+
+const step = z
+  .object({
+    /** A built-in or custom transform, or a key of the document's `transforms`. Default: passthrough. */
+    transform: z.string().min(1).optional(),
+    config: z.record(z.string(), z.unknown()).optional(),
+    /** Without a vocabulary this step yields nothing instead of failing to load. */
+    vocabulary_optional: z.boolean().optional(),
+  })
+  .strict();
+
+const alternative = step.extend({
+  /** The source path this alternative reads; default: the field's own value. */
+  source: z.string().min(1).optional(),
+});
+
+const firstOfConfig = z.object({ alternatives: z.array(alternative).min(1) }).strict();
+const chainConfig = z.object({ steps: z.array(step).min(1) }).strict();
+
+const absent = (v: unknown): boolean => v === undefined || v === null || v === "";
+
+function nested(ctx: TransformContext, s: z.infer<typeof step>): NestedTransform {
+  if (!ctx.transform) throw new Error("this context cannot build nested transforms");
+  return ctx.transform({
+    transform: s.transform ?? "passthrough",
+    ...(s.config ? { config: s.config } : {}),
+    ...(s.vocabulary_optional ? { vocabulary_optional: true } : {}),
+  });
+}
+
+export const firstOf: TransformDefinition<z.infer<typeof firstOfConfig>> = {
+  config: firstOfConfig,
+  acceptsAbsent: true,
+  description:
+    "Tries `alternatives` in order (each a transform over the field or its own `source`); the first value wins. None: the first failure, else nothing.",
+  create: (cfg, ctx) => {
+    const alts = cfg.alternatives.map((a) => {
+      const t = nested(ctx, a);
+      const get: Getter | undefined = a.source ? ctx.compileSourcePath(a.source) : undefined;
+      return { ...t, get };
+    });
+    return (value: unknown, record: SourceRecord) => {
+      let failure: Unmappable | undefined;
+      for (const a of alts) {
+        const v = a.get ? a.get(record) : value;
+        if (absent(v) && !a.acceptsAbsent) continue;
+        const r = a.fn(v, record);
+        if (r instanceof Unmappable) {
+          if (r.fallback !== undefined) return r;
+          failure ??= r;
+          continue;
+        }
+        if (!absent(r)) return r;
+      }
+      return failure;
+    };
+  },
+};
+
+export const chain: TransformDefinition<z.infer<typeof chainConfig>> = {
+  config: chainConfig,
+  acceptsAbsent: true,
+  description:
+    "Runs `steps` in order, each on the previous one's result; a failure or an absent result stops it.",
+  create: (cfg, ctx) => {
+    const steps = cfg.steps.map((s) => nested(ctx, s));
+    return (value: unknown, record: SourceRecord) => {
+      let v = value;
+      for (const s of steps) {
+        if (absent(v) && !s.acceptsAbsent) return undefined;
+        v = s.fn(v, record);
+        if (v instanceof Unmappable) return v;
+      }
+      return v;
+    };
+  },
+};

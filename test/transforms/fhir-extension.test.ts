@@ -1,0 +1,53 @@
+// fhir_extension writes a value into {url, value[x]}; extension_value finds it by url and converts it back.
+import { describe, expect, it } from "vitest";
+import { codes, transformer } from "../helpers.js";
+
+const URL = "https://example.org/x";
+const write = (type: string, extra: Record<string, unknown> = {}) =>
+  transformer("fhir_extension", { url: URL, type, ...extra });
+const read = (as: string, extra: Record<string, unknown> = {}) =>
+  transformer("extension_value", { url: URL, as, ...extra });
+
+describe("fhir_extension", () => {
+  it("writes each value type", () => {
+    expect(write("string")("0").out).toEqual({ url: URL, valueString: "0" });
+    expect(write("integer")("14").out).toEqual({ url: URL, valueInteger: 14 });
+    expect(write("decimal")("0.5").out).toEqual({ url: URL, valueDecimal: 0.5 });
+    expect(write("date")("2014-05-06").out).toEqual({ url: URL, valueDate: "2014-05-06" });
+    expect(write("dateTime")("2014-05-06 10:00:00").out).toEqual({
+      url: URL,
+      valueDateTime: "2014-05-06T10:00:00Z",
+    });
+    expect(write("Coding", { system: "S" })("32869").out).toEqual({
+      url: URL,
+      valueCoding: { system: "S", code: "32869" },
+    });
+    expect(write("Reference", { resource_type: "Encounter", id_prefix: "visit-detail-" })("-12").out).toEqual(
+      {
+        url: URL,
+        valueReference: { reference: "Encounter/visit-detail--12" },
+      },
+    );
+  });
+  it("refuses a value that does not fit its type", () => {
+    expect(codes(write("integer")("3000000000"))).toEqual(["invalid_value"]);
+    expect(codes(write("date")("May 6"))).toEqual(["invalid_date"]);
+  });
+});
+
+describe("extension_value", () => {
+  const list = [
+    { url: "other", valueString: "no" },
+    { url: URL, valueReference: { reference: "Encounter/visit-detail-9223372036854775807" } },
+  ];
+  it("reads the extension with its url and converts its value", () => {
+    expect(read("id", { prefix: "visit-detail-" })(list).out).toBe(9223372036854775807n);
+    expect(read("integer")([{ url: URL, valueCoding: { system: "S", code: "32869" } }]).out).toBe(32869);
+    expect(read("string")([{ url: URL, valueString: "1.0" }]).out).toBe("1.0");
+    expect(read("date")([{ url: URL, valueDateTime: "2014-05-06T10:00:00+02:00" }]).out).toBe("2014-05-06");
+    expect(read("datetime")([{ url: URL, valueDate: "2014-05-06" }]).out).toBe("2014-05-06 00:00:00");
+  });
+  it("writes nothing when the extension is absent", () => {
+    expect(read("string")([{ url: "other", valueString: "x" }])).toEqual({ out: undefined, issues: [] });
+  });
+});
