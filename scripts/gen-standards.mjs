@@ -56,6 +56,16 @@ const FHIR_RESOURCES = [
   "Immunization",
   "AllergyIntolerance",
   "DiagnosticReport",
+  "DeviceUseStatement",
+  "Specimen",
+  "DocumentReference",
+  "EpisodeOfCare",
+  "Organization",
+  "Practitioner",
+  "Location",
+  "Claim",
+  "ExplanationOfBenefit",
+  "Coverage",
 ];
 // Infrastructure every resource inherits; not clinical content a crossmap is expected to fill.
 const SKIP = new Set(["meta", "implicitRules", "language", "text", "contained", "modifierExtension"]);

@@ -1,7 +1,8 @@
 // Rebuilds this folder's sample vocabulary (Athena TAB form) from the Synthea27Nj OMOP sample:
 //   node vocab/extract-sample.mjs /path/to/synthea27nj_cdm54
-// Keeps every concept the sample's clinical tables use, the standard concepts they "Maps to", the
-// hand-added rows in added-concepts.tsv, and the "Maps to"/"Mapped from" rows between kept concepts.
+// Keeps every concept the sample's tables use, the standard concepts they "Maps to", every UCUM unit of the
+// shard (so that FHIR -> OMOP finds unit_concept_id for the units FHIR data writes), the hand-added rows in
+// added-concepts.tsv, and the "Maps to"/"Mapped from" rows between kept concepts.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Papa from "papaparse";
@@ -12,7 +13,7 @@ const here = new URL(".", import.meta.url).pathname;
 const read = (name) => Papa.parse(readFileSync(join(src, name), "utf8"), { header: true, skipEmptyLines: true }).data;
 const isoToAthena = (d) => d.replaceAll("-", "");
 
-const TABLES = ["PERSON", "VISIT_OCCURRENCE", "CONDITION_OCCURRENCE", "DRUG_EXPOSURE", "MEASUREMENT", "OBSERVATION", "PROCEDURE_OCCURRENCE", "DEATH"];
+const TABLES = ["PERSON", "VISIT_OCCURRENCE", "VISIT_DETAIL", "CONDITION_OCCURRENCE", "DRUG_EXPOSURE", "MEASUREMENT", "OBSERVATION", "PROCEDURE_OCCURRENCE", "DEVICE_EXPOSURE", "DEATH", "PROVIDER", "OBSERVATION_PERIOD"];
 const used = new Set();
 for (const t of TABLES) {
   for (const row of read(`${t}.csv`)) {
@@ -26,6 +27,7 @@ const added = Papa.parse(readFileSync(join(here, "added-concepts.tsv"), "utf8").
   skipEmptyLines: true,
 }).data;
 const keep = new Set([...used].filter((id) => concepts.has(id)));
+for (const c of concepts.values()) if (c.vocabulary_id === "UCUM") keep.add(c.concept_id);
 for (const a of added) keep.add(a.concept_id);
 const rels = read("CONCEPT_RELATIONSHIP.csv").filter((r) => r.relationship_id === "Maps to" || r.relationship_id === "Mapped from");
 for (const r of rels) if (r.relationship_id === "Maps to" && keep.has(r.concept_id_1) && concepts.has(r.concept_id_2)) keep.add(r.concept_id_2);

@@ -17,6 +17,7 @@ const COMMANDS: { names: string[]; load: () => Promise<CommandRegistrar> }[] = [
   { names: ["map"], load: async () => (await import("./map.js")).registerMap },
   { names: ["report"], load: async () => (await import("./report.js")).registerReport },
   { names: ["validate"], load: async () => (await import("./validate.js")).registerValidate },
+  { names: ["roundtrip"], load: async () => (await import("./roundtrip.js")).registerRoundtrip },
   { names: ["serve"], load: async () => (await import("./serve.js")).registerServe },
   { names: ["projects"], load: async () => (await import("./projects.js")).registerProjects },
   { names: ["keys"], load: async () => (await import("./keys.js")).registerKeys },

@@ -3,6 +3,7 @@
 import { resolve, sep } from "node:path";
 import { loadBuiltinCrossmap } from "../crossmap/builtin.js";
 import { BUILTIN_DIR, findBuiltinCrossmap, listBuiltinCrossmaps } from "../crossmap/catalog.js";
+import type { Crossmap } from "../crossmap/crossmap.js";
 import { AppError, type Problem } from "../errors.js";
 import { builtinTransforms } from "../transforms/builtins.js";
 import { loadTransformModule } from "../transforms/custom.js";
@@ -89,12 +90,8 @@ function builtinCrossmap(from: string, to: string): string {
   );
 }
 
-/**
- * Loads and compiles every leg; problems in a crossmap surface as the engine's located AppError. With
- * `warnings`, the legs that are not built-in (those are checked by the test suite) are also checked
- * against the standard definitions, and what they lack is pushed there.
- */
-export async function loadPlan(spec: PlanSpec, warnings?: Problem[]): Promise<MappingPlan> {
+/** Loads and compiles the crossmap of each leg, with the plan's transforms and vocabulary. */
+export async function loadLegs(spec: PlanSpec, warnings?: Problem[]): Promise<Crossmap[]> {
   let transforms = builtinTransforms();
   if (spec.transforms) {
     transforms = transforms.extend();
@@ -109,7 +106,7 @@ export async function loadPlan(spec: PlanSpec, warnings?: Problem[]): Promise<Ma
   const slot = spec.decisions ? new OverlaySlot() : undefined;
   if (slot && spec.decisions)
     slot.current = compileOverlay(spec.decisions.entries, spec.decisions.unreviewed);
-  const legs = [];
+  const legs: Crossmap[] = [];
   for (const file of spec.crossmaps) {
     const options = {
       transforms,
@@ -129,6 +126,16 @@ export async function loadPlan(spec: PlanSpec, warnings?: Problem[]): Promise<Ma
     legs.map((l) => l.document.parameters ?? {}),
     spec.parameters ?? {},
   );
+  return legs;
+}
+
+/**
+ * Loads and compiles every leg; problems in a crossmap surface as the engine's located AppError. With
+ * `warnings`, the legs that are not built-in (those are checked by the test suite) are also checked
+ * against the standard definitions, and what they lack is pushed there.
+ */
+export async function loadPlan(spec: PlanSpec, warnings?: Problem[]): Promise<MappingPlan> {
+  const legs = await loadLegs(spec, warnings);
   const plan = composePlan(legs);
   if ((spec.from && spec.from !== plan.source) || (spec.to && spec.to !== plan.target)) {
     throw new AppError(

@@ -5,15 +5,23 @@ import { DATE_FORMS, parseDate } from "./dates.js";
 import { describeValue } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";
 
-const config = z.object({ part: z.enum(["year", "month", "day", "hour", "minute", "second"]) }).strict();
+const config = z
+  .object({
+    part: z.enum(["year", "month", "day", "hour", "minute", "second"]),
+    /** true: a date less precise than the part (a birthDate of "1990" has no month) yields nothing, no issue. */
+    optional: z.boolean().optional(),
+  })
+  .strict();
 
 export const datePart: TransformDefinition<z.infer<typeof config>> = {
   config,
-  description: "One part (year, month, day, hour, minute, second) of a date as an integer.",
+  description:
+    "One part (year, month, day, hour, minute, second) of a date as an integer; `optional`: nothing when the date lacks it.",
   create: (cfg) => (v) => {
     const p = parseDate(v);
     if (!p) return fail("invalid_date", `${describeValue(v)} is not a valid date: expected ${DATE_FORMS}`);
     const n = p[cfg.part];
-    return n === undefined ? fail("missing_value", `${describeValue(v)} has no ${cfg.part}`) : n;
+    if (n !== undefined) return n;
+    return cfg.optional ? undefined : fail("missing_value", `${describeValue(v)} has no ${cfg.part}`);
   },
 };

@@ -6,7 +6,13 @@ import { DATE_FORMS, parseDate } from "./dates.js";
 import { describeValue } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";
 
-const config = z.object({ missing_time: z.enum(["midnight", "omit"]) }).strict();
+const config = z
+  .object({
+    missing_time: z.enum(["midnight", "omit"]),
+    /** A date without a day ("1990", "1990-05"): an issue (default), or nothing with "omit". */
+    missing_day: z.enum(["fail", "omit"]).optional(),
+  })
+  .strict();
 
 const pad = (n: number | undefined): string => String(n ?? 0).padStart(2, "0");
 
@@ -17,7 +23,8 @@ export const datetimeText: TransformDefinition<z.infer<typeof config>> = {
   create: (cfg) => (v) => {
     const p = parseDate(v);
     if (!p) return fail("invalid_date", `${describeValue(v)} is not a valid date: expected ${DATE_FORMS}`);
-    if (p.day === undefined) return fail("missing_value", `${describeValue(v)} has no day`);
+    if (p.day === undefined)
+      return cfg.missing_day === "omit" ? undefined : fail("missing_value", `${describeValue(v)} has no day`);
     if (p.hour === undefined && cfg.missing_time === "omit") return undefined;
     return `${p.year}-${pad(p.month)}-${pad(p.day)} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
   },

@@ -18,7 +18,16 @@ const writerConfig = z
   .object({
     url: z.string().min(1),
     /** The value[x] type: what the value becomes. */
-    type: z.enum(["string", "integer", "decimal", "boolean", "date", "dateTime", "Coding", "Reference"]),
+    value_type: z.enum([
+      "string",
+      "integer",
+      "decimal",
+      "boolean",
+      "date",
+      "dateTime",
+      "Coding",
+      "Reference",
+    ]),
     /** Coding: its system; with a vocabulary, a concept id gets its name as display. */
     system: z.string().min(1).optional(),
     /** Reference: the resource type it points at. */
@@ -30,9 +39,9 @@ const writerConfig = z
     id_prefix: z.string().optional(),
   })
   .strict()
-  .refine((c) => c.type !== "Coding" || c.system, { message: "type Coding needs system" })
-  .refine((c) => c.type !== "Reference" || c.resource_type, {
-    message: "type Reference needs resource_type",
+  .refine((c) => c.value_type !== "Coding" || c.system, { message: "value_type Coding needs system" })
+  .refine((c) => c.value_type !== "Reference" || c.resource_type, {
+    message: "value_type Reference needs resource_type",
   });
 
 export const fhirExtension: TransformDefinition<z.infer<typeof writerConfig>> = {
@@ -42,7 +51,7 @@ export const fhirExtension: TransformDefinition<z.infer<typeof writerConfig>> = 
   create: (cfg, ctx) => {
     const url = cfg.url;
     const wrap = (key: string, v: unknown) => ({ url, [key]: v });
-    switch (cfg.type) {
+    switch (cfg.value_type) {
       case "string":
         return (v) => {
           const s = scalarKey(v);
@@ -71,8 +80,8 @@ export const fhirExtension: TransformDefinition<z.infer<typeof writerConfig>> = 
             : fail("invalid_value", `${describeValue(v)} is not a boolean`);
       case "date":
       case "dateTime": {
-        const convert = compileDateConverter({ type: cfg.type, assume_timezone: "Z" });
-        const key = cfg.type === "date" ? "valueDate" : "valueDateTime";
+        const convert = compileDateConverter({ type: cfg.value_type, assume_timezone: "Z" });
+        const key = cfg.value_type === "date" ? "valueDate" : "valueDateTime";
         return (v) => {
           const r = convert(v);
           return r instanceof Unmappable ? r : wrap(key, r);

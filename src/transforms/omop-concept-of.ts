@@ -22,6 +22,11 @@ const config = z
     extension: z.string().min(1).optional(),
     /** Vocabulary lookups accept only standard concepts of these domains (e.g. [Visit] for Encounter.type). */
     domains: z.array(z.string().min(1)).min(1).optional(),
+    /**
+     * false: read only what the OMOP -> FHIR crossmap wrote, never the vocabulary (for elements whose codes
+     * elsewhere are never OMOP vocabulary codes, such as an Organization's type). Default true.
+     */
+    vocabulary: z.boolean().optional(),
   })
   .strict();
 type Config = z.infer<typeof config>;
@@ -61,7 +66,7 @@ export const omopConceptOf: TransformDefinition<Config> = {
   description:
     "concept_id, source_value, source_concept_id or domain_id of a FHIR CodeableConcept / Quantity / Coding: the OHDSI coding and extensions first, else the vocabulary.",
   create: (cfg, ctx) => {
-    const vocab = ctx.vocabulary;
+    const vocab = cfg.vocabulary === false ? undefined : ctx.vocabulary;
     const system = cfg.concept_system;
     const ownUrls = new Set([cfg.source_concept_extension, cfg.concept_extension].filter(Boolean));
     const domains = cfg.domains ? new Set(cfg.domains) : undefined;

@@ -18,8 +18,8 @@ it("maps every bundled OMOP record to valid FHIR R4 with real codes, with exit 0
   expect(stdout).toContain("out/fhir/Patient.ndjson: 28 resources");
   const summary = JSON.parse(readFileSync(join(dir, "out", "summary.json"), "utf8"));
   expect(summary).toMatchObject({
-    records_in: 22963,
-    records_out: 22963,
+    records_in: 24850,
+    records_out: 24850,
     records_failed: 0,
     errors: 0,
     completed: true,
@@ -29,10 +29,9 @@ it("maps every bundled OMOP record to valid FHIR R4 with real codes, with exit 0
     .split("\n");
   expect(conditions).toHaveLength(470);
   const first = JSON.parse(conditions[0] as string);
-  expect(first.code.coding[0]).toEqual({
-    system: "http://snomed.info/sct",
-    code: "65363002",
-    display: "Otitis media",
-  });
+  expect(first.code.coding).toEqual([
+    { system: "http://snomed.info/sct", code: "65363002", display: "Otitis media", userSelected: true },
+    { system: "https://fhir-terminology.ohdsi.org", code: "372328", display: "Otitis media" },
+  ]);
   for (const line of conditions) expect(fhirProblems(JSON.parse(line))).toEqual([]);
 });

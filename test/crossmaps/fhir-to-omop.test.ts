@@ -18,6 +18,8 @@ const PRIMARY_KEY: Record<string, string> = {
   measurement: "measurement_id",
   procedure_occurrence: "procedure_occurrence_id",
   observation: "observation_id",
+  care_site: "care_site_id",
+  provider: "provider_id",
 };
 
 interface Row {
@@ -48,7 +50,7 @@ beforeAll(async () => {
       made.filter((m) => m.table === "visit_occurrence").map((m) => m.row.visit_occurrence_id),
     );
     for (const m of made) {
-      if (!persons.has(m.row.person_id))
+      if ("person_id" in m.row && !persons.has(m.row.person_id))
         problems.push(`${m.from}: person_id ${m.row.person_id} matches no Patient`);
       if (
         m.table !== "visit_occurrence" &&
@@ -62,7 +64,7 @@ beforeAll(async () => {
 });
 
 describe("FHIR R4 -> OMOP CDM v5.4 on the Synthea sample Bundles", () => {
-  it("maps every Patient, Encounter, Condition, MedicationRequest, Immunization, Observation and Procedure", () => {
+  it("maps every Patient, Encounter, Condition, MedicationRequest, Immunization, Observation, Procedure, Organization and Practitioner", () => {
     const byTable: Record<string, number> = {};
     for (const r of rows) byTable[r.table] = (byTable[r.table] ?? 0) + 1;
     // 6 + 43 + 24 + (9 MedicationRequest + 37 Immunization) + 250 + 13 resources in the six Bundles
@@ -73,6 +75,8 @@ describe("FHIR R4 -> OMOP CDM v5.4 on the Synthea sample Bundles", () => {
       drug_exposure: 46,
       measurement: 250,
       procedure_occurrence: 13,
+      care_site: 9,
+      provider: 9,
     });
   });
   it("makes rows that fit the CDM v5.4 field list: known columns, required ones present, right types", () => {
@@ -105,11 +109,15 @@ describe("FHIR R4 -> OMOP CDM v5.4 on the Synthea sample Bundles", () => {
       person_source_value: "4e8ed886-fd5f-40bb-8feb-f339b04d853a",
       gender_concept_id: 8507,
       gender_source_value: "male",
+      gender_source_concept_id: 0,
       year_of_birth: 1993,
       month_of_birth: 6,
       day_of_birth: 7,
+      birth_datetime: "1993-06-07 00:00:00",
       race_concept_id: 0,
+      race_source_concept_id: 0,
       ethnicity_concept_id: 38003564,
+      ethnicity_source_concept_id: 0,
     });
   });
 
@@ -138,6 +146,7 @@ describe("FHIR R4 -> OMOP CDM v5.4 on the Synthea sample Bundles", () => {
         drug_exposure_end_datetime: "2020-01-02 08:00:00",
         drug_source_value: "197361",
         sig: "1 tablet daily",
+        route_concept_id: 0,
       },
       issues: [],
     });

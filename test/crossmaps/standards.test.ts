@@ -10,7 +10,8 @@ import { loadCrossmapFile } from "../../src/crossmap/load.js";
 import { loadStandard } from "../../src/crossmap/standards.js";
 import { FIXTURES_DIR } from "../support/omop.js";
 
-const head = (path: string): string => path.split(/[.[]/)[0] ?? path;
+// FHIR JSON keeps the extensions of a primitive element `x` in `_x` (Patient._birthDate), which is element x.
+const head = (path: string): string => (path.split(/[.[]/)[0] ?? path).replace(/^_/, "");
 
 /** Source fields read on purpose although the standard's entity lacks them, with the reason. */
 const EXTRA_SOURCE_FIELDS = new Set([
@@ -46,15 +47,25 @@ describe("standard definitions", () => {
   it("has the FHIR resources and openEHR classes the crossmaps target", () => {
     expect(Object.keys(loadStandard("fhir_r4")?.entities ?? {}).sort()).toEqual([
       "AllergyIntolerance",
+      "Claim",
       "Condition",
+      "Coverage",
+      "DeviceUseStatement",
       "DiagnosticReport",
+      "DocumentReference",
       "Encounter",
+      "EpisodeOfCare",
+      "ExplanationOfBenefit",
       "Immunization",
+      "Location",
       "MedicationRequest",
       "MedicationStatement",
       "Observation",
+      "Organization",
       "Patient",
+      "Practitioner",
       "Procedure",
+      "Specimen",
     ]);
     const observation = loadStandard("fhir_r4")?.entities.Observation?.fields ?? [];
     expect(observation.find((f) => f.name === "status")).toEqual({
@@ -84,9 +95,13 @@ describe("standard definitions", () => {
       const target = loadStandard(cm.target);
       expect(source && target).toBeTruthy();
       const unknown: string[] = [];
+      const common = (std: typeof source) => std?.common_fields ?? [];
       for (const f of cm.fieldMappings()) {
-        const srcFields = new Set(source?.entities[f.sourceEntity]?.fields.map((x) => x.name));
-        if (srcFields.size === 0) unknown.push(`source entity ${f.sourceEntity}`);
+        const srcFields = new Set([
+          ...(source?.entities[f.sourceEntity]?.fields.map((x) => x.name) ?? []),
+          ...common(source),
+        ]);
+        if (!source?.entities[f.sourceEntity]) unknown.push(`source entity ${f.sourceEntity}`);
         // $param and $id are the language's own names, not fields of the source.
         for (const s of [...f.sources, ...f.reads].filter((p) => !p.startsWith("$"))) {
           const name = `${cm.source}:${f.sourceEntity}.${head(s)}`;
@@ -94,7 +109,10 @@ describe("standard definitions", () => {
         }
         // The target starts with the output's name; the entity is the output's target.
         const [entity, path] = [f.targetEntity, f.target.slice(f.target.indexOf(".") + 1)];
-        const tgtFields = new Set(target?.entities[entity]?.fields.map((x) => x.name));
+        const tgtFields = new Set([
+          ...(target?.entities[entity]?.fields.map((x) => x.name) ?? []),
+          ...common(target),
+        ]);
         if (!tgtFields.has(head(path))) unknown.push(`${cm.target}:${entity}.${head(path)}`);
       }
       expect([...new Set(unknown)]).toEqual([]);

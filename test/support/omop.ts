@@ -31,3 +31,18 @@ export function* leaves(v: unknown, path = ""): Generator<[string, unknown]> {
     for (const [k, x] of Object.entries(v)) yield* leaves(x, path ? `${path}.${k}` : k);
   } else yield [path, v];
 }
+
+/** The sample tables' rows in slices of at most `size`, one test each, so no test runs for minutes. */
+export function rowSlices(
+  table: string,
+  size = 2500,
+): { label: string; start: number; rows: Record<string, string>[] }[] {
+  const rows = omopRows(table);
+  if (rows.length <= size) return [{ label: table, start: 0, rows }];
+  const out = [];
+  for (let start = 0; start < rows.length; start += size) {
+    const end = Math.min(start + size, rows.length);
+    out.push({ label: `${table} rows ${start + 1}-${end}`, start, rows: rows.slice(start, end) });
+  }
+  return out;
+}

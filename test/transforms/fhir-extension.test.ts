@@ -4,7 +4,7 @@ import { codes, transformer } from "../helpers.js";
 
 const URL = "https://example.org/x";
 const write = (type: string, extra: Record<string, unknown> = {}) =>
-  transformer("fhir_extension", { url: URL, type, ...extra });
+  transformer("fhir_extension", { url: URL, value_type: type, ...extra });
 const read = (as: string, extra: Record<string, unknown> = {}) =>
   transformer("extension_value", { url: URL, as, ...extra });
 
