@@ -94,10 +94,21 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
         });
       }
       if (bundle) {
-        // Bundles carry every kind of resource; entries the run does not cover are counted, not failed.
+        // Bundles carry every kind of resource; entries the run does not cover are counted, not failed, and
+        // each one the crossmap has no mapping for is named in a warning (--entity leaves the others out on purpose).
         if (mapper === undefined || (fileEntity !== undefined && record.resourceType !== fileEntity)) {
           const kind = typeof record.resourceType === "string" ? record.resourceType : entity;
           result.skipped[kind] = (result.skipped[kind] ?? 0) + 1;
+          if (mapper === undefined) {
+            const id = typeof record.id === "string" ? `${kind}/${record.id}` : kind;
+            result.issues.push({
+              ...place,
+              entity: kind,
+              code: "unmapped_resource",
+              severity: "warning",
+              message: `${id} is left out: the crossmap has no mapping for ${kind}`,
+            });
+          }
           return true;
         }
       } else if (mapper === undefined) {

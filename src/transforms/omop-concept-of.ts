@@ -162,14 +162,12 @@ function standardLookup(
       if (c.system === conceptSystem) continue;
       const code = scalarKey(c.code);
       if (code === undefined || code === "") continue;
-      const vocabularyId = typeof c.system === "string" ? vocabularyForSystem(c.system) : undefined;
+      // A coding without a system names no concept (the OMOP -> FHIR crossmap writes a source value whose
+      // vocabulary it does not know that way): nothing to look up, and nothing to report.
+      if (typeof c.system !== "string" || c.system === "") continue;
+      const vocabularyId = vocabularyForSystem(c.system);
       if (!vocabularyId) {
-        failure ??= fail(
-          "unmapped_value",
-          typeof c.system === "string"
-            ? `unknown code system ${JSON.stringify(c.system)}`
-            : `code ${JSON.stringify(code)} has no code system`,
-        );
+        failure ??= fail("unmapped_value", `unknown code system ${JSON.stringify(c.system)}`);
         continue;
       }
       const concept = standard

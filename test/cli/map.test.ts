@@ -202,7 +202,7 @@ describe("crossmap map: numbers, Bundles, --via, configuration errors", () => {
     expect(back.stdout).toBe('{"person_id":9223372036854775807,"gender_concept_id":8532}\n');
   });
 
-  it("maps Bundle entries by resourceType and counts the rest as skipped", async () => {
+  it("maps Bundle entries by resourceType, and counts and names the rest as skipped", async () => {
     const r = await runCli([
       "map",
       "--crossmap",
@@ -216,7 +216,7 @@ describe("crossmap map: numbers, Bundles, --via, configuration errors", () => {
       '{"person_id":"fc712d1f","gender_concept_id":8507,"birth_datetime":"1961-03-14"}\n{"person_id":"6d2eba67","gender_concept_id":8532,"birth_datetime":"1990-12-01"}\n',
     );
     expect(untimed(r.stderr)).toBe(
-      "crossmap map: 2 in, 2 out, 0 failed, 0 with errors, 0 warnings; skipped: Encounter 1, Condition 1; T s, R records/s\n",
+      "crossmap map: 2 in, 2 out, 0 failed, 0 with errors, 2 warnings; issues: unmapped_resource 2; skipped: Encounter 1, Condition 1; T s, R records/s\n",
     );
   });
 

@@ -8,6 +8,7 @@ import type { Crossmap } from "../../src/crossmap/crossmap.js";
 import { loadCrossmapFile } from "../../src/crossmap/load.js";
 import type { MappingIssue } from "../../src/crossmap/types.js";
 import { sampleBundles } from "../support/fhir-samples.js";
+import { mapAll } from "../support/map-all.js";
 import { omopRowProblems } from "../support/omop-rows.js";
 
 const PRIMARY_KEY: Record<string, string> = {
@@ -20,6 +21,9 @@ const PRIMARY_KEY: Record<string, string> = {
   observation: "observation_id",
   care_site: "care_site_id",
   provider: "provider_id",
+  location: "location_id",
+  cost: "cost_id",
+  payer_plan_period: "payer_plan_period_id",
 };
 
 interface Row {
@@ -40,9 +44,9 @@ beforeAll(async () => {
     for (const r of bundle.resources) {
       if (!cm.hasEntity(r.resourceType)) continue;
       const from = `${bundle.file} ${r.resourceType}/${r.id}`;
-      const { value, issues: found } = cm.mapper(r.resourceType).map(r, from);
+      const { outputs, issues: found } = mapAll(cm.mapper(r.resourceType), r, from);
       issues.push(...found);
-      made.push({ table: cm.targetEntity(r.resourceType), row: value, from });
+      for (const o of outputs) made.push({ table: o.entity, row: o.value, from });
     }
     // References resolve within the Bundle they came from.
     const persons = new Set(made.filter((m) => m.table === "person").map((m) => m.row.person_id));
@@ -64,19 +68,26 @@ beforeAll(async () => {
 });
 
 describe("FHIR R4 -> OMOP CDM v5.4 on the Synthea sample Bundles", () => {
-  it("maps every Patient, Encounter, Condition, MedicationRequest, Immunization, Observation, Procedure, Organization and Practitioner", () => {
+  it("maps every resource the crossmap covers into the tables the CDM's conventions name", () => {
     const byTable: Record<string, number> = {};
     for (const r of rows) byTable[r.table] = (byTable[r.table] ?? 0) + 1;
-    // 6 + 43 + 24 + (9 MedicationRequest + 37 Immunization) + 250 + 13 resources in the six Bundles
+    // Without a vocabulary nothing routes by domain; Observations go by category: the 21 smoking-status surveys
+    // to observation, the rest to measurement, where each of the 21 blood-pressure panels is its two components
+    // (250 - 21 - 21 + 42 = 250 rows). Claims are costs (52), and so are EOB payments (43), each EOB with its
+    // payer_plan_period; Organizations (9) and Patients (6) with an address give locations.
     expect(byTable).toEqual({
       person: 6,
+      location: 15,
       visit_occurrence: 43,
       condition_occurrence: 24,
       drug_exposure: 46,
       measurement: 250,
+      observation: 21,
       procedure_occurrence: 13,
       care_site: 9,
       provider: 9,
+      cost: 95,
+      payer_plan_period: 43,
     });
   });
   it("makes rows that fit the CDM v5.4 field list: known columns, required ones present, right types", () => {
@@ -92,7 +103,7 @@ describe("FHIR R4 -> OMOP CDM v5.4 on the Synthea sample Bundles", () => {
           r.table !== "person" &&
           (typeof r.row.person_id === "number" || typeof r.row.person_id === "bigint"),
       ).length,
-    ).toBe(376);
+    ).toBe(440);
   });
   it("gives every row a unique primary key", () => {
     const seen = new Set<string>();
@@ -110,6 +121,7 @@ describe("FHIR R4 -> OMOP CDM v5.4 on the Synthea sample Bundles", () => {
       gender_concept_id: 8507,
       gender_source_value: "male",
       gender_source_concept_id: 0,
+      location_id: 2458981708503375106n,
       year_of_birth: 1993,
       month_of_birth: 6,
       day_of_birth: 7,

@@ -101,7 +101,7 @@ describe("the mapping stage", () => {
     ]);
   });
 
-  it("maps Bundle entries by resourceType, counting the kinds it has no mapping for", () => {
+  it("maps Bundle entries by resourceType, counting the kinds it has no mapping for and naming each one left out", () => {
     const bundle = {
       resourceType: "Bundle",
       entry: [
@@ -117,9 +117,11 @@ describe("the mapping stage", () => {
     );
     expect(result.output[""]).toBe('{"resourceType":"Patient","id":"1","gender":"female"}\n');
     expect(result.skipped).toEqual({ Encounter: 2 });
-    expect(result.issues.map((i) => [i.line, i.entry, i.message])).toEqual([
-      [1, 2, "entry has no resource object"],
-      [2, undefined, 'expected a FHIR Bundle, got resourceType "Patient"'],
+    expect(result.issues.map((i) => [i.line, i.entry, i.severity, i.message])).toEqual([
+      [1, 1, "warning", "Encounter/e is left out: the crossmap has no mapping for Encounter"],
+      [1, 2, "error", "entry has no resource object"],
+      [1, 3, "warning", "Encounter/f is left out: the crossmap has no mapping for Encounter"],
+      [2, undefined, "error", 'expected a FHIR Bundle, got resourceType "Patient"'],
     ]);
   });
 
