@@ -193,3 +193,39 @@ export async function generateBundle(path: string, bytes: number, seed = 3): Pro
   await once(out, "close");
   return i;
 }
+
+/** Measurement concept, LOINC code, unit concept, UCUM unit, and a typical value, as in Synthea27Nj MEASUREMENT. */
+const MEASUREMENTS: [number, string, number, string, number][] = [
+  [3004249, "8480-6", 8876, "mm[Hg]", 120],
+  [3012888, "8462-4", 8876, "mm[Hg]", 80],
+  [3025315, "29463-7", 9529, "kg", 70],
+  [3036277, "8302-2", 8582, "cm", 170],
+  [43055141, "72514-3", 0, "{score}", 3],
+  [3024171, "9279-1", 8541, "/min", 16],
+  [3027018, "8867-4", 8541, "/min", 70],
+  [3038553, "39156-5", 9531, "kg/m2", 25],
+  [3005456, "6298-4", 8753, "mmol/L", 4.5],
+  [3032503, "49765-1", 8840, "mg/dL", 9.5],
+];
+
+/** A measurement row shaped like Synthea27Nj's (ETL-Synthea's columns and conventions). */
+export function measurementRow(i: number, persons: number, rand: () => number): string {
+  const [concept, loinc, unit, ucum, typical] = MEASUREMENTS[Math.floor(rand() * MEASUREMENTS.length)]!;
+  const date = `${1990 + Math.floor(rand() * 34)}-${pad(1 + Math.floor(rand() * 12))}-${pad(1 + Math.floor(rand() * 28))}`;
+  const value = Math.round(typical * (0.7 + rand() * 0.6) * 10) / 10;
+  const visit = 1 + Math.floor(rand() * persons * 20);
+  return (
+    `{"measurement_id":${i + 1},"person_id":${personId(Math.floor(rand() * persons))},` +
+    `"measurement_concept_id":${concept},"measurement_date":"${date}","measurement_datetime":"${date} 00:00:00",` +
+    `"measurement_time":"${date}","measurement_type_concept_id":38000267,"operator_concept_id":0,` +
+    `"value_as_number":${value},"value_as_concept_id":0,"unit_concept_id":${unit},"range_low":null,"range_high":null,` +
+    `"provider_id":${1 + Math.floor(rand() * 900)},"visit_occurrence_id":${visit},"visit_detail_id":${1000000 + visit},` +
+    `"measurement_source_value":"${loinc}","measurement_source_concept_id":${concept},"unit_source_value":"${ucum}",` +
+    `"unit_source_concept_id":null,"value_source_value":"${value}","measurement_event_id":null,"meas_event_field_concept_id":null}\n`
+  );
+}
+
+export function generateMeasurements(path: string, rows: number, persons: number, seed = 3): Promise<number> {
+  const rand = random(seed);
+  return writeRows(path, rows, (i) => measurementRow(i, persons, rand));
+}

@@ -2,7 +2,10 @@
 // against a plain JSON.parse + JSON.stringify baseline run in the same session; peak RSS while mapping a
 // 2 GB stream and a 2 GB FHIR Bundle file; start-up to the first record; the cost of a project's reviewed
 // decisions: the condition rows through a crossmap with a vocabulary_reverse_lookup field, without and
-// with --project (10,000 decisions). Knobs: BENCH_ROWS (default 1000000), BENCH_RSS_GB (default 2; 0
+// with --project (10,000 decisions); and the full built-in OMOP -> FHIR crossmap (person -> Patient,
+// measurement -> Observation, every column carried) against a hand-written program that builds the same
+// resources. Knobs: BENCH_ROWS (default 1000000), BENCH_BUILTIN_ROWS
+// (default 200000; 0 skips those cases), BENCH_RSS_GB (default 2; 0
 // skips it), BENCH_BUNDLE_GB (default 2; 0 skips it), BENCH_REPEAT (default 3: each timing is the best of
 // that many runs, taken round robin), BENCH_COMPARE (another checkout's bin/crossmap.js, built: its
 // start-up is timed in the same rounds, for a before/after ratio), BENCH_DECISIONS (default 10000; 0
@@ -13,8 +16,9 @@ import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { isDeepStrictEqual } from "node:util";
 import { projectDecisionsDataDir } from "./decisions.js";
-import { generateBundle, generateConditions, generatePersons } from "./generate.js";
+import { generateBundle, generateConditions, generateMeasurements, generatePersons } from "./generate.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const outDir = join(root, "bench", "out");
@@ -82,6 +86,120 @@ async function ensureData(rows: number): Promise<{ person: string; condition: st
     renameSync(`${condition}.part`, condition);
   }
   return { person, condition };
+}
+
+async function ensureBuiltinData(rows: number): Promise<{ person: string; measurement: string }> {
+  mkdirSync(outDir, { recursive: true });
+  const person = join(outDir, `person-${rows}.ndjson`);
+  const measurement = join(outDir, `measurement-${rows}.ndjson`);
+  if (!existsSync(person)) {
+    await generatePersons(`${person}.part`, rows);
+    renameSync(`${person}.part`, person);
+  }
+  if (!existsSync(measurement)) {
+    process.stderr.write(`generating ${rows} measurement rows...\n`);
+    await generateMeasurements(`${measurement}.part`, rows, rows);
+    renameSync(`${measurement}.part`, measurement);
+  }
+  return { person, measurement };
+}
+
+/** Lines of two NDJSON files that are not the same JSON value (key order aside), with the first such line. */
+function differences(a: string, b: string): { lines: number; differ: number; first?: number } {
+  const left = readFileSync(a, "utf8").split("\n");
+  const right = readFileSync(b, "utf8").split("\n");
+  let differ = 0;
+  let first: number | undefined;
+  const n = Math.max(left.length, right.length);
+  for (let i = 0; i < n; i++) {
+    const l = left[i] ?? "";
+    const r = right[i] ?? "";
+    if (l === r || (l !== "" && r !== "" && isDeepStrictEqual(JSON.parse(l), JSON.parse(r)))) continue;
+    differ++;
+    first ??= i + 1;
+  }
+  return { lines: left.filter(Boolean).length, differ, ...(first !== undefined ? { first } : {}) };
+}
+
+/**
+ * The full built-in OMOP -> FHIR crossmap against a hand-written program that builds the same resources: both
+ * parse the rows, build and serialise; the run checks that their outputs are the same resources.
+ */
+async function builtinCases(
+  rows: number,
+  repeats: number,
+  cores: number,
+): Promise<{ results: Timing[]; same: Record<string, unknown> }> {
+  const data = await ensureBuiltinData(rows);
+  const hand = join(root, "bench", "omop-fhir-handwritten.mjs");
+  const results: Timing[] = [];
+  const same: Record<string, unknown> = {};
+  for (const [entity, resource, file] of [
+    ["person", "Patient", data.person],
+    ["measurement", "Observation", data.measurement],
+  ] as const) {
+    const handOut = join(outDir, `hand-${entity}.ndjson`);
+    const mapOut = join(outDir, `builtin-${entity}.ndjson`);
+    const variants: [string, string[]][] = [
+      [`hand-written ${entity} -> ${resource}`, [hand, entity, file, handOut]],
+    ];
+    for (const workers of [1, cores]) {
+      variants.push([
+        `built-in ${entity} -> ${resource} --workers ${workers}${workers === cores ? " (default)" : ""}`,
+        [
+          cli,
+          "map",
+          "--from",
+          "omop_cdm_v5.4",
+          "--to",
+          "fhir_r4",
+          "--entity",
+          entity,
+          "--workers",
+          String(workers),
+          "--quiet",
+          "-o",
+          mapOut,
+          file,
+        ],
+      ]);
+    }
+    const best: Measured[] = [];
+    for (let r = 0; r < repeats; r++) {
+      for (let v = 0; v < variants.length; v++) {
+        const t = await timed(variants[v]![1]);
+        const prev = best[v];
+        best[v] =
+          prev === undefined
+            ? t
+            : {
+                ...(t.seconds < prev.seconds ? t : prev),
+                rssMb: Math.max(t.rssMb, prev.rssMb),
+                cpu: Math.min(t.cpu, prev.cpu),
+              };
+      }
+    }
+    same[entity] = differences(handOut, mapOut);
+    rmSync(handOut, { force: true });
+    rmSync(mapOut, { force: true });
+    const base = best[0]!;
+    const inputMb = statSync(file).size / 2 ** 20;
+    variants.forEach(([name], v) => {
+      const t = best[v]!;
+      results.push({
+        case: name,
+        records: rows,
+        seconds: round(t.seconds, 2),
+        records_per_s: Math.round(rows / t.seconds),
+        ratio_to_baseline: round(base.seconds / t.seconds, 2),
+        peak_rss_mb: Math.round(t.rssMb),
+        cpu_seconds: round(t.cpu, 2),
+        cpu_s_per_1m: round((t.cpu * 1e6) / rows, 2),
+        input_mb: Math.round(inputMb),
+      });
+    });
+  }
+  return { results, same };
 }
 
 /** The person file again and again, as one stream of `bytes` bytes (whole lines). */
@@ -215,6 +333,9 @@ async function run(): Promise<void> {
     });
   }
   rmSync(out, { force: true });
+  const builtinRows = Number(process.env.BENCH_BUILTIN_ROWS ?? 200_000);
+  const builtin = builtinRows > 0 && only !== "decisions" ? await builtinCases(builtinRows, repeats, cores) : undefined;
+  if (builtin) results.push(...builtin.results);
 
   const bundleGb = Number(process.env.BENCH_BUNDLE_GB ?? 2);
   if (bundleGb > 0 && only !== "decisions") {
@@ -288,6 +409,18 @@ async function run(): Promise<void> {
         ];
       }),
     ),
+    // The built-in OMOP -> FHIR crossmap against hand-written code building the same resources (x baseline).
+    builtin_vs_handwritten: builtin
+      ? {
+          person_workers1: find("built-in person -> Patient --workers 1")?.ratio_to_baseline ?? null,
+          measurement_workers1:
+            find("built-in measurement -> Observation --workers 1")?.ratio_to_baseline ?? null,
+          person_default: find(`built-in person -> Patient --workers ${cores}`)?.ratio_to_baseline ?? null,
+          measurement_default:
+            find(`built-in measurement -> Observation --workers ${cores}`)?.ratio_to_baseline ?? null,
+          same_output: builtin.same,
+        }
+      : null,
   };
   const load = { before: round(loadBefore, 2), after: round(loadavg()[0]!, 2) };
   printTable(results);
