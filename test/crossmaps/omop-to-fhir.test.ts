@@ -84,6 +84,21 @@ describe("OMOP CDM v5.4 -> FHIR R4 on the Synthea27Nj sample", () => {
   it("made one resource per sample row (28 + 1,791 + 1,791 + 470 + 883 + 10,040 + 8,099 + 1,649 + 1 + 3 + 28 + 67)", () => {
     expect(made.size).toBe(24850);
   });
+  it("writes birthDate as precisely as year, month and day of birth allow when birth_datetime is absent", () => {
+    const birth = (row: Record<string, unknown>) =>
+      cm.mapper("person").map({ person_id: 1, gender_concept_id: 8507, ...row });
+    expect(birth({ year_of_birth: 1998, month_of_birth: 4, day_of_birth: 9 })).toEqual({
+      value: expect.objectContaining({ birthDate: "1998-04-09" }),
+      issues: [],
+    });
+    expect(birth({ year_of_birth: "1998", month_of_birth: "4" }).value.birthDate).toBe("1998-04");
+    expect(birth({ year_of_birth: 1998 }).value.birthDate).toBe("1998");
+    const bad = birth({ year_of_birth: 2001, month_of_birth: 2, day_of_birth: 29 });
+    expect([bad.value.birthDate, bad.issues.map((i) => i.message)]).toEqual([
+      undefined,
+      ["day 29 of 2001-02 is not a date"],
+    ]);
+  });
   it("still follows the spec example: id is the string person_id, gender from the value map, birthDate a date", () => {
     const { value } = cm
       .mapper("person")
