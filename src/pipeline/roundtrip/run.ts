@@ -11,6 +11,7 @@ import type {
 } from "../../crossmap/types.js";
 import { type InputPlan, readInput } from "../inputs.js";
 import { jsonSyntaxMessage, parseJson } from "../json.js";
+import { DEFAULT_MAX_RECORD_BYTES } from "../limits.js";
 import type { Batch } from "../types.js";
 import { type ColumnType, canonical, newTally, type TableTally, tallyRow } from "./compare.js";
 
@@ -139,6 +140,7 @@ export async function runRoundtrip(options: RoundtripOptions): Promise<Roundtrip
       stdin: options.stdin,
       batchBytes: 1 << 20,
       batchRecords: 2048,
+      maxRecordBytes: DEFAULT_MAX_RECORD_BYTES,
       onBytes: () => {},
     });
     for await (const batch of batches) {
