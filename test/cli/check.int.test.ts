@@ -94,7 +94,10 @@ describe("crossmap map with a crossmap whose names have typos", () => {
     );
     expect(r).toEqual({
       code: 0,
-      stdout: '{"resourceType":"Patient","id":"1","identifier":[{"value":"1"}],"gender":"male"}\n',
+      stdout:
+        '{"resourceType":"Patient","id":"1","identifier":[{"value":"1","system":"https://crossmap.dev/fhir/NamingSystem/omop-person-id"}],' +
+        '"gender":"male","extension":[{"url":"https://crossmap.dev/fhir/StructureDefinition/omop-gender",' +
+        '"valueCodeableConcept":{"coding":[{"system":"https://fhir-terminology.ohdsi.org","code":"8507"}]}}]}\n',
       stderr: "",
     });
   });

@@ -10,6 +10,7 @@ const ALL = [
   "map",
   "report",
   "validate",
+  "roundtrip",
   "serve",
   "projects",
   "keys",

@@ -216,7 +216,9 @@ describe("crossmap map: numbers, Bundles, --via, configuration errors", () => {
       '{"person_id":"fc712d1f","gender_concept_id":8507,"birth_datetime":"1961-03-14"}\n{"person_id":"6d2eba67","gender_concept_id":8532,"birth_datetime":"1990-12-01"}\n',
     );
     expect(untimed(r.stderr)).toBe(
-      "crossmap map: 2 in, 2 out, 0 failed, 0 with errors, 2 warnings; issues: unmapped_resource 2; skipped: Encounter 1, Condition 1; T s, R records/s\n",
+      `${fixtures}/two-patients.bundle.json entry[1]: warning unmapped_resource: Encounter/enc-1 is left out: the crossmap has no mapping for Encounter\n` +
+        `${fixtures}/two-patients.bundle.json entry[3]: warning unmapped_resource: Condition/c-1 is left out: the crossmap has no mapping for Condition\n` +
+        "crossmap map: 2 in, 2 out, 0 failed, 0 with errors, 2 warnings; issues: unmapped_resource 2; skipped: Encounter 1, Condition 1; T s, R records/s\n",
     );
   });
 

@@ -30,12 +30,12 @@ describe("crossmap vocab build", () => {
     expect(summary).toMatchObject({
       index: out,
       release: "v5.0 09-APR-22*",
-      concepts: 447,
-      relationships: 872,
+      concepts: 1486,
+      relationships: 2852,
       malformed_rows: 0,
       files: {
-        "CONCEPT.csv": { rows: 447, loaded: 447 },
-        "CONCEPT_RELATIONSHIP.csv": { rows: 872, loaded: 872 },
+        "CONCEPT.csv": { rows: 1486, loaded: 1486 },
+        "CONCEPT_RELATIONSHIP.csv": { rows: 2852, loaded: 2852 },
       },
     });
   });
@@ -214,8 +214,8 @@ describe("crossmap vocab crosswalk and stats", () => {
       // VOCABULARY.csv's version of "None": the release the sample was cut from.
       release: "v5.0 09-APR-22*",
       source_form: "athena-tab",
-      concepts: 447,
-      relationships: 872,
+      concepts: 1486,
+      relationships: 2852,
       relationship_ids: ["Maps to", "Mapped from"],
       slabs: {
         concepts: 1,
@@ -230,7 +230,7 @@ describe("crossmap vocab crosswalk and stats", () => {
       },
       search: { tokens: 887, postings: 2460, named: 447 },
     });
-    expect(stats.vocabularies.SNOMED).toEqual({ concepts: 178, version: null, name: null });
+    expect(stats.vocabularies.SNOMED).toEqual({ concepts: 179, version: null, name: null });
   });
 });
 

@@ -57,6 +57,14 @@ describe("POST /api/v1/cross-mapping/map", () => {
         code: "unmapped_value",
         value: "abc",
       }),
+      // The same column's lossless carrier (the omop-gender extension) reports it too, at its own target.
+      expect.objectContaining({
+        record: 1,
+        field: "person.gender_concept_id",
+        target: "Patient.extension[+]",
+        code: "invalid_value",
+        message: '"abc" is not a concept id',
+      }),
     ]);
   });
   it("uses a crossmap sent as YAML, and reports its load errors as 422 entries pointing into it", async () => {
@@ -181,7 +189,7 @@ describe("project runs", () => {
         ...common,
         record_count: 2,
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/),
-        issue_count: 1,
+        issue_count: 2,
       },
       {
         id: firstId,

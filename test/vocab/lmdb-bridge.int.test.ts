@@ -34,7 +34,7 @@ afterAll(async () => {
 
 describe("the shipped sample vocabulary", () => {
   it("holds the concepts the Synthea sample uses and the ones added to it", () => {
-    expect(sample.stats().concepts).toBe(447);
+    expect(sample.stats().concepts).toBe(1486);
     expect(sample.getConcept(8507)?.concept_name).toBe("MALE");
     expect(sample.getConcept(8527)?.concept_code).toBe("5");
     expect(sample.getConcept(9202)?.concept_code).toBe("OP");
