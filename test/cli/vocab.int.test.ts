@@ -228,7 +228,7 @@ describe("crossmap vocab crosswalk and stats", () => {
         first: 1,
         columns: 1,
       },
-      search: { tokens: 887, postings: 2460, named: 447 },
+      search: { tokens: 1371, postings: 5782, named: 1486 },
     });
     expect(stats.vocabularies.SNOMED).toEqual({ concepts: 179, version: null, name: null });
   });
