@@ -334,7 +334,8 @@ async function run(): Promise<void> {
   }
   rmSync(out, { force: true });
   const builtinRows = Number(process.env.BENCH_BUILTIN_ROWS ?? 200_000);
-  const builtin = builtinRows > 0 && only !== "decisions" ? await builtinCases(builtinRows, repeats, cores) : undefined;
+  const builtin =
+    builtinRows > 0 && only !== "decisions" ? await builtinCases(builtinRows, repeats, cores) : undefined;
   if (builtin) results.push(...builtin.results);
 
   const bundleGb = Number(process.env.BENCH_BUNDLE_GB ?? 2);

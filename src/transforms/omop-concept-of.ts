@@ -1,13 +1,17 @@
 // omop_concept_of: one OMOP column out of a FHIR element that carries a code (a CodeableConcept, a list of
 // them, a Quantity's unit, or a Coding): the concept id, the source value, the source concept id, or the
 // concept's domain (for routing). An element written by omop_codeable_concept is read back exactly, without a
-// vocabulary; any other element is resolved through the vocabulary, as OHDSI's conventions say.
+// vocabulary; any other element is resolved through the vocabulary, as OHDSI's conventions say. In a
+// project-scoped run, the project's reviewed decisions come before the vocabulary for *_concept_id, as for
+// vocabulary_reverse_lookup (decided.ts).
 import { z } from "zod";
-import type { Concept, VocabularyBridge } from "../vocab/bridge.js";
+import type { VocabularyBridge } from "../vocab/bridge.js";
 import { vocabularyForSystem } from "../vocab/systems.js";
+import { applyDecision, decidedConcept, type Found, type KnownConcept } from "./decided.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { conceptId, type Extension, extensionsOf, extensionValue, findExtension } from "./omop-codes.js";
-import { fail, type TransformDefinition, Unmappable } from "./types.js";
+import type { OverlaySlot } from "./overlay.js";
+import { degrade, fail, type TransformDefinition, Unmappable } from "./types.js";
 
 const config = z
   .object({
@@ -93,7 +97,18 @@ export const omopConceptOf: TransformDefinition<Config> = {
     };
     const madeByCrossmap = (v: View) =>
       v.codings.some(isConceptCoding) || v.extensions.some((e) => ownUrls.has(e.url));
-    const lookup = standardLookup(vocab, system, domains);
+    const lookup = standardLookup(vocab, system, domains, ctx.overlay);
+    /** The found concept's `field`, written with the decision's warning when it carries one. */
+    const part = (
+      found: Found<KnownConcept> | Unmappable | undefined,
+      field: "concept_id" | "domain_id",
+    ): unknown => {
+      if (found === undefined || found instanceof Unmappable) return found;
+      const out = found.concept[field];
+      return found.warning && out !== undefined
+        ? degrade(out, found.warning.code, found.warning.message)
+        : out;
+    };
 
     switch (cfg.part) {
       case "concept_id":
@@ -107,18 +122,17 @@ export const omopConceptOf: TransformDefinition<Config> = {
             );
           const fromExtension = extensionId(v, cfg.concept_extension);
           if (fromExtension !== undefined || madeByCrossmap(v)) return fromExtension;
-          const found = lookup(v.codings, true);
-          return found instanceof Unmappable || found === undefined ? found : found.concept_id;
+          return part(lookup(v.codings, true), "concept_id");
         };
       case "domain_id":
         return (value) => {
           const v = pick(value);
-          if (!v || !vocab) return undefined;
+          if (!v || (!vocab && !ctx.overlay)) return undefined;
           const own = v.codings.find(isConceptCoding);
           const id = own ? conceptId(own.code) : undefined;
-          if (id !== undefined) return vocab.getConcept(id)?.domain_id;
+          if (id !== undefined) return vocab?.getConcept(id)?.domain_id;
           const found = lookup(v.codings, true);
-          return found instanceof Unmappable || found === undefined ? undefined : found.domain_id;
+          return found instanceof Unmappable || found === undefined ? undefined : found.concept.domain_id;
         };
       case "source_concept_id":
         return (value) => {
@@ -129,8 +143,7 @@ export const omopConceptOf: TransformDefinition<Config> = {
           const source =
             v.codings.find((c) => c.userSelected === true) ?? v.codings.find((c) => !isConceptCoding(c));
           if (!source) return undefined;
-          const found = lookup([source], false);
-          return found instanceof Unmappable || found === undefined ? found : found.concept_id;
+          return part(lookup([source], false), "concept_id");
         };
       case "source_value":
         return (value) => {
@@ -148,15 +161,18 @@ export const omopConceptOf: TransformDefinition<Config> = {
 
 /**
  * The concept of the first coding the vocabulary resolves: `standard` follows "Maps to" (for *_concept_id),
- * otherwise the code's own concept (for *_source_concept_id). Without a vocabulary: nothing.
+ * otherwise the code's own concept (for *_source_concept_id). For *_concept_id, a project's decision for
+ * the code comes first. Without a vocabulary and decisions: nothing.
  */
 function standardLookup(
   vocab: VocabularyBridge | undefined,
   conceptSystem: string,
   domains: Set<string> | undefined,
-): (codings: Code[], standard: boolean) => Concept | Unmappable | undefined {
+  slot: OverlaySlot | undefined,
+): (codings: Code[], standard: boolean) => Found<KnownConcept> | Unmappable | undefined {
   return (codings, standard) => {
-    if (!vocab) return undefined;
+    const overlay = standard ? slot?.current : undefined;
+    if (!vocab && !overlay) return undefined;
     let failure: Unmappable | undefined;
     for (const c of codings) {
       if (c.system === conceptSystem) continue;
@@ -166,22 +182,40 @@ function standardLookup(
       // vocabulary it does not know that way): nothing to look up, and nothing to report.
       if (typeof c.system !== "string" || c.system === "") continue;
       const vocabularyId = vocabularyForSystem(c.system);
-      if (!vocabularyId) {
-        failure ??= fail("unmapped_value", `unknown code system ${JSON.stringify(c.system)}`);
-        continue;
-      }
-      const concept = standard
-        ? vocab.standardConcept(vocabularyId, code)
-        : vocab.lookupCode(vocabularyId, code);
-      if (concept && (!domains || domains.has(concept.domain_id))) return concept;
-      failure ??= fail(
-        "concept_not_found",
-        concept
-          ? `${vocabularyId} code ${JSON.stringify(code)} is a ${concept.domain_id} concept, not ${[...(domains ?? [])].join(" or ")}`
-          : standard && vocab.lookupCode(vocabularyId, code)
-            ? `${vocabularyId} code ${JSON.stringify(code)} has no standard concept`
-            : `${vocabularyId} code ${JSON.stringify(code)} is not in the vocabulary`,
-      );
+      const fromVocabulary = (): Found<KnownConcept> | Unmappable => {
+        if (!vocabularyId) return fail("unmapped_value", `unknown code system ${JSON.stringify(c.system)}`);
+        if (!vocab) {
+          return fail(
+            "concept_not_found",
+            `${vocabularyId} code ${JSON.stringify(code)} is not among the project's decisions, and no vocabulary is configured`,
+          );
+        }
+        const concept = standard
+          ? vocab.standardConcept(vocabularyId, code)
+          : vocab.lookupCode(vocabularyId, code);
+        if (concept && (!domains || domains.has(concept.domain_id))) return { concept };
+        return fail(
+          "concept_not_found",
+          concept
+            ? `${vocabularyId} code ${JSON.stringify(code)} is a ${concept.domain_id} concept, not ${[...(domains ?? [])].join(" or ")}`
+            : standard && vocab.lookupCode(vocabularyId, code)
+              ? `${vocabularyId} code ${JSON.stringify(code)} has no standard concept`
+              : `${vocabularyId} code ${JSON.stringify(code)} is not in the vocabulary`,
+        );
+      };
+      const decision = overlay?.find(c.system, vocabularyId, code);
+      const found =
+        overlay && decision
+          ? applyDecision(
+              decision,
+              overlay,
+              `${vocabularyId ?? c.system} code ${JSON.stringify(code)}`,
+              (id) => decidedConcept(vocab, decision, id),
+              fromVocabulary,
+            )
+          : fromVocabulary();
+      if (!(found instanceof Unmappable)) return found;
+      failure ??= found;
     }
     return failure;
   };
