@@ -182,6 +182,9 @@ function standardLookup(
       // vocabulary it does not know that way): nothing to look up, and nothing to report.
       if (typeof c.system !== "string" || c.system === "") continue;
       const vocabularyId = vocabularyForSystem(c.system);
+      // A site's own code system has no source concept in any vocabulary (OMOP writes 0): the source value
+      // carries the code, and the *_concept_id field reports what it could not resolve.
+      if (!vocabularyId && !standard) continue;
       const fromVocabulary = (): Found<KnownConcept> | Unmappable => {
         if (!vocabularyId) return fail("unmapped_value", `unknown code system ${JSON.stringify(c.system)}`);
         if (!vocab) {
