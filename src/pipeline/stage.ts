@@ -127,22 +127,28 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
       if (mapper.multi === true && mapper.mapAll !== undefined)
         return mapMany(mapper, record, place, entity, position);
       const mapped = mapper.map(record, position);
+      if (!recordIssues(mapped.issues, place, entity)) return false;
+      result.recordsOut++;
+      emit(mapper.targetEntity, stringifyJson(mapped.value) + "\n");
+      return true;
+    };
+
+    /**
+     * Counts one record's issues; false when its first error stops the run (--on-error fail). Shared by
+     * the one-record and the several-records paths, so both report alike.
+     */
+    const recordIssues = (issues: readonly MappingIssue[], place: Place, entity: string): boolean => {
       let firstError: RunIssue | undefined;
-      for (const issue of mapped.issues) {
+      for (const issue of issues) {
         const runIssue = toRunIssue(issue, place, entity);
         result.issues.push(runIssue);
         if (firstError === undefined && issue.severity === "error") firstError = runIssue;
       }
-      if (firstError !== undefined) {
-        result.recordsWithErrors++;
-        if (failFast) {
-          result.fatal = firstError;
-          return false;
-        }
-      }
-      result.recordsOut++;
-      emit(mapper.targetEntity, stringifyJson(mapped.value) + "\n");
-      return true;
+      if (firstError === undefined) return true;
+      result.recordsWithErrors++;
+      if (!failFast) return true;
+      result.fatal = firstError;
+      return false;
     };
 
     /** A record that may produce several records, or none, or records that wait to be gathered. */
@@ -154,19 +160,7 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
       position: Position,
     ): boolean => {
       const mapped = (mapper.mapAll as NonNullable<EntityMapper["mapAll"]>)(record, position);
-      let firstError: RunIssue | undefined;
-      for (const issue of mapped.issues) {
-        const runIssue = toRunIssue(issue, place, entity);
-        result.issues.push(runIssue);
-        if (firstError === undefined && issue.severity === "error") firstError = runIssue;
-      }
-      if (firstError !== undefined) {
-        result.recordsWithErrors++;
-        if (failFast) {
-          result.fatal = firstError;
-          return false;
-        }
-      }
+      if (!recordIssues(mapped.issues, place, entity)) return false;
       for (const o of mapped.outputs) {
         if (isHeld(gatherPlan, o.output, o.into)) {
           const held: HeldRecord = {
