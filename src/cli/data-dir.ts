@@ -1,15 +1,59 @@
-// Shared by the commands that open the data directory: the option, and open-use-close around an action.
+// Shared by the commands that open the data directory: the options, the rule for a directory that does
+// not exist yet, and open-use-close around an action.
+import { mkdirSync, statSync } from "node:fs";
 import type { Command } from "commander";
+import { AppError } from "../errors.js";
 import { openStores, type Stores } from "../store/env.js";
 
 export const DEFAULT_DATA_DIR = "./data";
 
+export interface DataDirOptions {
+  dataDir: string;
+  init?: boolean;
+}
+
 export const withDataDir = (cmd: Command): Command =>
-  cmd.option("--data-dir <dir>", "directory of the LMDB environment", DEFAULT_DATA_DIR);
+  cmd
+    .option("--data-dir <dir>", "directory of the LMDB environment", DEFAULT_DATA_DIR)
+    .option("--init", "create the data directory (a new, empty database) if it does not exist");
+
+/**
+ * Makes sure `dir` exists. A missing directory is created only when `create` says so (`--init`, or
+ * `serve` with the default directory): a mistyped --data-dir must not quietly start an empty database.
+ * Returns whether it was created; callers say so on stderr.
+ */
+export function prepareDataDir(dir: string, create: boolean): "existed" | "created" {
+  let isDir: boolean;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
+      throw new AppError(
+        400,
+        "invalid_data_dir",
+        `cannot use data directory ${dir}: ${(err as Error).message}`,
+      );
+    }
+    if (!create) {
+      throw new AppError(
+        400,
+        "no_data_dir",
+        `data directory ${dir} does not exist; check --data-dir, or pass --init to create a new, empty one`,
+      );
+    }
+    mkdirSync(dir, { recursive: true });
+    return "created";
+  }
+  if (!isDir) throw new AppError(400, "invalid_data_dir", `data directory ${dir} is not a directory`);
+  return "existed";
+}
 
 /** Opens the stores, runs `fn`, and always closes them, so a CLI call never leaves the environment open. */
-export async function withStores<R>(dataDir: string, fn: (stores: Stores) => Promise<R>): Promise<R> {
-  const stores = openStores(dataDir);
+export async function withStores<R>(opts: DataDirOptions, fn: (stores: Stores) => Promise<R>): Promise<R> {
+  if (prepareDataDir(opts.dataDir, opts.init === true) === "created") {
+    process.stderr.write(`crossmap: created data directory ${opts.dataDir} (a new, empty database)\n`);
+  }
+  const stores = openStores(opts.dataDir);
   try {
     return await fn(stores);
   } finally {

@@ -100,7 +100,7 @@ export function registerExport(program: Command): void {
           "source-to-concept-map: for items without a source_vocabulary_id",
         ),
     ).action(async (o: ExportOptions) => {
-      const text = await withStores(o.dataDir, async (stores) => {
+      const text = await withStores(o, async (stores) => {
         if (!stores.projects.get(o.project)) {
           throw new AppError(404, "not_found", `Project ${o.project} not found in ${o.dataDir}`);
         }

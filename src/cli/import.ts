@@ -61,7 +61,7 @@ async function intoDataDir(flags: ImportFlags, text: string): Promise<ImportSumm
     ? (await import("../vocab/lmdb-bridge.js")).openVocabulary(flags.vocab)
     : undefined;
   try {
-    return await withStores(flags.dataDir, async (stores) => {
+    return await withStores(flags, async (stores) => {
       if (!stores.projects.get(flags.project)) {
         throw new AppError(404, "not_found", `Project ${flags.project} not found in ${flags.dataDir}`);
       }

@@ -50,7 +50,7 @@ export function registerKeys(program: Command): void {
   ).action(async (opts: CreateOptions) => {
     const { scope, projectId } = scopeOf(opts);
     const name = reviewerName(opts.name);
-    const created = await withStores(opts.dataDir, (stores) =>
+    const created = await withStores(opts, (stores) =>
       stores.write(() => {
         if (projectId !== null && !stores.projects.get(projectId)) {
           throw new AppError(404, "not_found", `Project ${projectId} not found`);
@@ -62,12 +62,12 @@ export function registerKeys(program: Command): void {
   });
   withDataDir(keys.command("list").description("list API keys (never their secrets) as JSON")).action(
     async (opts: { dataDir: string }) => {
-      printJson({ keys: await withStores(opts.dataDir, async (stores) => stores.keys.list()) });
+      printJson({ keys: await withStores(opts, async (stores) => stores.keys.list()) });
     },
   );
   withDataDir(keys.command("revoke <id>").description("revoke an API key; it stops working at once")).action(
     async (id: string, opts: { dataDir: string }) => {
-      const revoked = await withStores(opts.dataDir, (stores) => stores.write(() => stores.keys.revoke(id)));
+      const revoked = await withStores(opts, (stores) => stores.write(() => stores.keys.revoke(id)));
       if (!revoked) throw new AppError(404, "not_found", `API key ${id} not found`);
       printJson(revoked);
     },

@@ -25,7 +25,7 @@ export function registerProjects(program: Command): void {
     if (name.trim() === "" || name.length > 200) {
       throw new AppError(400, "invalid_argument", "project name must be 1 to 200 characters");
     }
-    const project = await withStores(opts.dataDir, (stores) =>
+    const project = await withStores(opts, (stores) =>
       stores.write(() =>
         stores.projects.create({
           name,
@@ -39,7 +39,7 @@ export function registerProjects(program: Command): void {
   });
   withDataDir(projects.command("list").description("print every project as JSON")).action(
     async (opts: { dataDir: string }) => {
-      const list = await withStores(opts.dataDir, async (stores) => stores.projects.list());
+      const list = await withStores(opts, async (stores) => stores.projects.list());
       printJson({ projects: list });
     },
   );

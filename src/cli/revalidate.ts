@@ -17,7 +17,7 @@ export function registerRevalidate(program: Command): void {
   ).action(async (o: { project: string; vocab: string; dataDir: string; dryRun?: boolean }) => {
     const vocabulary = openVocabulary(o.vocab);
     try {
-      const summary = await withStores(o.dataDir, async (stores) => {
+      const summary = await withStores(o, async (stores) => {
         if (!stores.projects.get(o.project)) {
           throw new AppError(404, "not_found", `Project ${o.project} not found in ${o.dataDir}`);
         }

@@ -6,7 +6,6 @@ import type { z } from "zod";
 import { CrossmapProvider } from "../crossmap/provider.js";
 import type { Problem } from "../errors.js";
 import { AppError } from "../errors.js";
-import { stringifyJson } from "../pipeline/json.js";
 import type { Stores } from "../store/env.js";
 import type { VocabularyBridge } from "../vocab/bridge.js";
 import { authenticate, authorize, type Principal } from "./auth.js";
@@ -15,8 +14,9 @@ import { corsMiddleware } from "./cors.js";
 import { errorMiddleware } from "./errors.js";
 import { DecisionCache } from "./handlers/decisions.js";
 import { projectNotFound } from "./handlers/items.js";
-import { etagOf, parseIfMatch } from "./if-match.js";
+import { etagOf, type IfMatch, parseIfMatch } from "./if-match.js";
 import { type Logger, requestLogger, silentLogger } from "./logging.js";
+import { MapPool } from "./map-pool.js";
 import { buildOpenApi } from "./openapi.js";
 import type { AnyRoute } from "./route.js";
 import { crossMappingRoutes, DEFAULT_MAX_RECORDS } from "./routes/cross-mapping.js";
@@ -32,9 +32,13 @@ export interface AppOptions {
   log?: Logger;
   /** Largest JSON body accepted; larger ones get 413. Default 5 MiB. */
   bodyLimitBytes?: number;
-  /** Compiled crossmaps for the cross-mapping endpoints (carrying the vocabulary bridge); default built-ins only. */
-  crossmaps?: CrossmapProvider;
-  /** Most records one cross-map call may carry; more get 413. Default 10,000. */
+  /**
+   * The worker pool that runs cross-map calls (with the vocabulary, limits and deadline it was made with).
+   * Default: a pool of built-in crossmaps without a vocabulary, started on the first call; its idle
+   * workers never keep the process alive.
+   */
+  mapPool?: MapPool;
+  /** Most records one cross-map call may carry (for the default pool and the API document). Default 10,000. */
   maxRecords?: number;
   /** Largest body of a record-carrying call (cross-mapping); larger ones get 413. Default 64 MiB. */
   recordBodyLimitBytes?: number;
@@ -42,7 +46,7 @@ export interface AppOptions {
   extraRoutes?: AnyRoute[];
   /**
    * The vocabulary index (`serve --vocab`), for the routes that read it directly: revalidation, exports,
-   * concept search. The crossmaps get it through `crossmaps`.
+   * concept search. Cross-map workers open the index themselves (see `mapPool`).
    */
   vocabulary?: VocabularyBridge;
   /** Origins allowed to call the API from a browser (CORS); none by default. */
@@ -56,6 +60,12 @@ export const DEFAULT_RECORD_BODY_LIMIT = 64 * 1024 * 1024;
 /** What Koa sends for a JSON body. */
 const JSON_TYPE = "application/json; charset=utf-8";
 
+const UNMATCHED: Record<number, string> = {
+  404: "Not Found",
+  405: "Method Not Allowed",
+  501: "Not Implemented",
+};
+
 /** Objects and arrays that Koa itself would answer as JSON. */
 const isPlainJson = (body: unknown): boolean =>
   Array.isArray(body) ||
@@ -64,14 +74,15 @@ const isPlainJson = (body: unknown): boolean =>
 export function createApp(options: AppOptions): Koa {
   const { stores } = options;
   const log = options.log ?? silentLogger;
-  const crossmaps = options.crossmaps ?? new CrossmapProvider();
+  const maxRecords = options.maxRecords ?? DEFAULT_MAX_RECORDS;
+  const vocabulary = options.vocabulary;
   const crossMapping = crossMappingRoutes({
-    crossmaps,
-    maxRecords: options.maxRecords ?? DEFAULT_MAX_RECORDS,
+    crossmaps: new CrossmapProvider(),
+    pool: options.mapPool ?? new MapPool({ job: { maxRecords } }),
+    maxRecords,
     decisions: new DecisionCache(),
-    vocabularyRelease: (options.vocabulary ?? crossmaps.vocabulary)?.release ?? null,
+    vocabularyRelease: vocabulary?.release ?? null,
   });
-  const vocabulary = options.vocabulary ?? crossmaps.vocabulary;
   const routes = [
     ...allRoutes(),
     ...crossMapping,
@@ -81,7 +92,7 @@ export function createApp(options: AppOptions): Koa {
   ];
   const openapi = buildOpenApi(routes);
   const readBody = makeBodyReader(options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT);
-  const readRecords = makeBodyReader(options.recordBodyLimitBytes ?? DEFAULT_RECORD_BODY_LIMIT, true);
+  const readRecords = makeBodyReader(options.recordBodyLimitBytes ?? DEFAULT_RECORD_BODY_LIMIT, "text");
   const readText = makeTextReader(options.recordBodyLimitBytes ?? DEFAULT_RECORD_BODY_LIMIT);
 
   const app = new Koa();
@@ -106,7 +117,8 @@ export function createApp(options: AppOptions): Koa {
       ctx.state.keyId = principal.keyId;
       authorize(principal, route.access, params.project_id);
     }
-    // Query and body problems are reported together, as FastAPI does.
+    // Query, header and body problems are reported together, as FastAPI does. Path ids are not checked
+    // here: an id that cannot exist (too long, control characters) is a plain 404 (see isStorableId).
     const problems: Problem[] = [];
     const check = (schema: z.ZodType | undefined, input: unknown, where: "query" | "body") => {
       if (!schema) return undefined;
@@ -116,11 +128,20 @@ export function createApp(options: AppOptions): Koa {
       return undefined;
     };
     const query = check(route.query, ctx.query, "query");
-    const body = route.body
-      ? check(route.body, await (route.csv ? readText : route.records ? readRecords : readBody)(ctx), "body")
-      : undefined;
+    let ifMatch: IfMatch;
+    if (route.ifMatch) {
+      const parsed = parseIfMatch(ctx.get("if-match") || undefined);
+      if (parsed !== undefined && "problem" in parsed) problems.push(parsed.problem);
+      else ifMatch = parsed;
+    }
+    // A record-carrying body is read as text here and parsed and validated in a map worker.
+    const rawBody = route.records ? ((await readRecords(ctx)) as string | undefined) : undefined;
+    const body =
+      route.body && !route.records
+        ? check(route.body, await (route.csv ? readText : readBody)(ctx), "body")
+        : undefined;
     if (problems.length > 0) throw new AppError(422, "validation_error", "Invalid request", problems);
-    if (params.project_id !== undefined && !stores.projects.exists(params.project_id)) {
+    if (!route.records && params.project_id !== undefined && !stores.projects.exists(params.project_id)) {
       throw projectNotFound(params.project_id);
     }
     const result = await route.handle({
@@ -128,13 +149,19 @@ export function createApp(options: AppOptions): Koa {
       query,
       body,
       principal,
-      ifMatch: parseIfMatch(ctx.get("if-match") || undefined),
+      ifMatch,
       stores,
+      ...(route.records ? { rawBody } : {}),
     });
     ctx.status = result.status ?? route.status ?? 200;
     for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+    if (result.json !== undefined) {
+      ctx.res.setHeader("Content-Type", JSON_TYPE);
+      ctx.body = Buffer.from(result.json.buffer, result.json.byteOffset, result.json.byteLength);
+      return;
+    }
     const out = result.body;
-    if (!route.records && !isPlainJson(out)) {
+    if (!isPlainJson(out)) {
       // Anything else (an export's text, an extra route's string, buffer or stream) goes to Koa as it is.
       ctx.body = out;
       if (route.produces) ctx.type = route.produces;
@@ -145,8 +172,7 @@ export function createApp(options: AppOptions): Koa {
     // lookup per response. Headers keep Koa's order: Content-Type, ETag, then Content-Length.
     ctx.res.setHeader("Content-Type", route.produces ?? JSON_TYPE);
     if (result.version !== undefined) ctx.res.setHeader("ETag", etagOf(result.version));
-    // Records may hold bigint ids, which JSON.stringify refuses; write them digit for digit.
-    ctx.body = route.records ? stringifyJson(out) : JSON.stringify(out);
+    ctx.body = JSON.stringify(out);
   }
 
   app.use(requestLogger(log));
@@ -157,9 +183,11 @@ export function createApp(options: AppOptions): Koa {
     await next();
     // Unmatched paths and methods still answer in the API's error shape.
     // Koa turns an assigned body into a 200 unless the status is set again explicitly.
-    if (ctx.body === undefined && (ctx.status === 404 || ctx.status === 405)) {
+    // An unknown method (TRACE, PROPFIND, ...) gets 501 from the router; it answers in the same shape.
+    const detail = UNMATCHED[ctx.status];
+    if (ctx.body === undefined && detail !== undefined) {
       const status = ctx.status;
-      ctx.body = { detail: status === 404 ? "Not Found" : "Method Not Allowed" };
+      ctx.body = { detail };
       ctx.status = status;
     }
   });

@@ -6,22 +6,27 @@ import type { Context } from "koa";
 import bodyParser from "koa-bodyparser";
 import { AppError } from "../errors.js";
 import { parseJson } from "../pipeline/json.js";
+import { checkJsonDepth, invalidJson } from "./json-depth.js";
 
 export const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
 
 /**
- * Resolves to the parsed body, or `undefined` when the request has none. A `lossless` reader keeps
- * integers beyond 2^53 as bigint (records carrying 64-bit ids): it takes the JSON as text and parses it
- * once with the exact parser.
+ * What a reader gives: the parsed body (`json`), the parsed body with integers beyond 2^53 kept as bigint
+ * (`lossless`, for records carrying 64-bit ids), or the JSON text unparsed (`text`, for calls whose body
+ * is parsed off the event loop). Each resolves to `undefined` when the request has no body.
  */
-export function makeBodyReader(limitBytes: number, lossless = false): (ctx: Context) => Promise<unknown> {
-  const parser = lossless
-    ? bodyParser({
-        enableTypes: ["text"],
-        extendTypes: { text: ["application/json", "application/*+json"] },
-        textLimit: `${limitBytes}b`,
-      })
-    : bodyParser({ enableTypes: ["json"], jsonLimit: `${limitBytes}b`, strict: false });
+export type BodyMode = "json" | "lossless" | "text";
+
+export function makeBodyReader(
+  limitBytes: number,
+  mode: BodyMode = "json",
+): (ctx: Context) => Promise<unknown> {
+  // Always read as text: the depth check runs before any parse (see json-depth.ts).
+  const parser = bodyParser({
+    enableTypes: ["text"],
+    extendTypes: { text: ["application/json", "application/*+json"] },
+    textLimit: `${limitBytes}b`,
+  });
   return async (ctx) => {
     const declared = ctx.request.length;
     const chunked = ctx.get("transfer-encoding") !== "";
@@ -35,13 +40,21 @@ export function makeBodyReader(limitBytes: number, lossless = false): (ctx: Cont
         },
       ]);
     }
+    let text: string;
     try {
-      if (!lossless && declared !== undefined && isPlainJsonRequest(ctx)) {
-        return parseLikeBodyParser(await readExactly(ctx.req, declared, limitBytes));
+      if (declared !== undefined && isPlainJsonRequest(ctx)) {
+        text = await readExactly(ctx.req, declared, limitBytes);
+      } else {
+        await parser(ctx, async () => {});
+        text = typeof ctx.request.body === "string" ? ctx.request.body : "";
       }
-      await parser(ctx, async () => {});
-      const body: unknown = ctx.request.body;
-      return lossless && typeof body === "string" ? parseJson(body) : body;
+    } catch (err) {
+      throw bodyError(err, limitBytes);
+    }
+    if (mode === "text") return text;
+    checkJsonDepth(text);
+    try {
+      return mode === "lossless" ? parseJson(text) : parseLikeBodyParser(text);
     } catch (err) {
       throw bodyError(err, limitBytes);
     }
@@ -52,7 +65,7 @@ export function makeBodyReader(limitBytes: number, lossless = false): (ctx: Cont
 // body parser's stack of streams and options, which cost more than the review itself. Everything else
 // takes the parser's path. Both give the same results and the same errors.
 
-/** Content types koa-bodyparser parses as JSON and decodes as UTF-8; others go the parser's way. */
+/** Content types read here as UTF-8; others (a charset, compression) go the parser's way. */
 const PLAIN_JSON_TYPES = new Set(["application/json", "application/json; charset=utf-8"]);
 
 function isPlainJsonRequest(ctx: Context): boolean {
@@ -143,15 +156,7 @@ function bodyError(err: unknown, limitBytes: number): AppError {
       `Request body is larger than the limit of ${limitBytes} bytes`,
     );
   }
-  // JSON.parse reports where it gave up; the wording differs between Node versions, the position does not.
-  const at = /position (\d+)/.exec(e.message ?? "");
-  return new AppError(422, "validation_error", "Invalid request", [
-    {
-      path: at ? ["body", Number(at[1])] : ["body"],
-      message: "Invalid JSON",
-      code: "value_error.jsondecode",
-    },
-  ]);
+  return invalidJson(err);
 }
 
 /**

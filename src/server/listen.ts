@@ -1,8 +1,9 @@
-// Starts the app on a port and stops it gracefully: stop accepting, let in-flight requests finish,
-// drop idle keep-alive connections, then the caller closes the stores.
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+// Starts the app on a port with connection limits, and stops it gracefully: stop accepting, let in-flight
+// requests finish, drop idle keep-alive connections, then the caller closes the stores.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import type Koa from "koa";
+import type { Logger } from "./logging.js";
 
 export interface RunningServer {
   server: Server;
@@ -12,11 +13,80 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-export function listen(app: Koa, port: number, host: string): Promise<RunningServer> {
+/** How much of the server one client can hold; docs/api.md ("Limits") documents each. */
+export interface ConnectionLimits {
+  /** Open sockets at once; more are refused (closed on accept). */
+  maxConnections: number;
+  /** Time to receive a request's headers, from its first byte (or, on a new connection, from accept). */
+  headersTimeoutMs: number;
+  /** Time to receive a whole request, body included: a client trickling its body is cut off here. */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open between requests. */
+  keepAliveTimeoutMs: number;
+}
+
+export const CONNECTION_DEFAULTS: Readonly<ConnectionLimits> = Object.freeze({
+  maxConnections: 1000,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 5_000,
+});
+
+const REASONS: Record<number, string> = {
+  400: "Bad Request",
+  408: "Request Timeout",
+  413: "Payload Too Large",
+  431: "Request Header Fields Too Large",
+};
+
+/**
+ * What Node answers itself (a malformed request, headers too large, a request past its timeout), in the
+ * API's `{"detail": ...}` shape instead of an empty 400.
+ */
+function clientErrorResponse(code: string | undefined): string {
+  const status =
+    code === "HPE_HEADER_OVERFLOW"
+      ? 431
+      : code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? 408
+        : code === "HPE_CHUNK_EXTENSIONS_OVERFLOW"
+          ? 413
+          : 400;
+  const body = JSON.stringify({ detail: REASONS[status] });
+  return (
+    `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  );
+}
+
+export function listen(
+  app: Koa,
+  port: number,
+  host: string,
+  limits: Partial<ConnectionLimits> = {},
+  log?: Logger,
+): Promise<RunningServer> {
+  const l = { ...CONNECTION_DEFAULTS, ...limits };
+  // Node checks the header and request timeouts every connectionsCheckingInterval (default 30 s, which
+  // let a slow client keep a connection up to 30 s past them); a second keeps the limits close to exact.
+  const server = createServer(
+    { connectionsCheckingInterval: Math.min(1000, l.headersTimeoutMs, l.requestTimeoutMs) },
+    app.callback(),
+  );
+  server.maxConnections = l.maxConnections;
+  server.headersTimeout = l.headersTimeoutMs;
+  server.requestTimeout = l.requestTimeoutMs;
+  server.keepAliveTimeout = l.keepAliveTimeoutMs;
+  server.on("clientError", (err: Error & { code?: string }, socket: Socket) => {
+    if (err.code !== "ECONNRESET" && err.code !== "EPIPE" && socket.writable && socket.bytesWritten === 0) {
+      socket.write(clientErrorResponse(err.code));
+      log?.({ level: "warn", msg: "client error", code: err.code ?? null });
+    }
+    socket.destroy();
+  });
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
     server.once("error", reject);
-    server.once("listening", () => {
+    server.listen(port, host, () => {
       server.off("error", reject);
       const actual = (server.address() as AddressInfo).port;
       const shown = host.includes(":") ? `[${host}]` : host;

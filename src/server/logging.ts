@@ -49,6 +49,10 @@ function isoNow(): string {
 
 export const silentLogger: Logger = () => {};
 
+/** 5xx is the server's failure, except 501 (a method the client chose) and 503 (busy, or shutting down). */
+const levelOf = (status: number): LogEntry["level"] =>
+  status === 501 || status === 503 ? "warn" : status >= 500 ? "error" : "info";
+
 export function requestLogger(log: Logger) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const started = process.hrtime.bigint();
@@ -57,7 +61,7 @@ export function requestLogger(log: Logger) {
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       log({
-        level: ctx.status >= 500 ? "error" : "info",
+        level: levelOf(ctx.status),
         msg: "request",
         method: ctx.method,
         path: ctx.path,

@@ -13,6 +13,8 @@ export interface RouteInput<Q, B> {
   principal: Principal | null;
   ifMatch: IfMatch;
   stores: Stores;
+  /** Record-carrying routes: the body's JSON text, unparsed (parsed and validated in a map worker). */
+  rawBody?: string | undefined;
 }
 
 export interface RouteResult {
@@ -22,6 +24,8 @@ export interface RouteResult {
   version?: number;
   /** More response headers (e.g. Content-Disposition of an export). */
   headers?: Record<string, string>;
+  /** A JSON response already serialised (e.g. by a map worker); sent instead of `body`. */
+  json?: Uint8Array;
 }
 
 export interface RouteDef<
@@ -45,8 +49,9 @@ export interface RouteDef<
   /** Whether the route honours If-Match (documented as a header parameter). */
   ifMatch?: boolean;
   /**
-   * Record-carrying routes: the body keeps integers beyond 2^53 exact (bigint), the response writes them
-   * as bare digits, and the larger record-body limit applies.
+   * Record-carrying routes: the larger record-body limit applies, and the handler gets the body as text
+   * (`rawBody`): it is parsed (integers beyond 2^53 kept exact), validated against `body` and answered
+   * in a map worker, not here. The project's existence is the handler's to check, after the body.
    */
   records?: boolean;
   /** The body is CSV text (imports), read under the record-body limit; `body` then validates the string. */

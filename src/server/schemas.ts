@@ -11,11 +11,20 @@ const integer = () => z.number(intError).int(intError);
 // Ids and natural-key parts come from clients (push) and end up in store keys, where a control
 // character separates the parts; so none may contain one.
 const noControl = /^\P{Cc}*$/u;
+// A lone UTF-16 surrogate ("\ud800" in JSON) has no UTF-8 form: stored, it would come back as U+FFFD,
+// a different string (an id that then answers 404, a push that never compares unchanged).
+const wellFormed = /^\P{Cs}*$/u;
+const surrogateError = { error: "string must not contain unpaired UTF-16 surrogates" };
 const keyPart = () =>
-  z.string().min(1).max(200).regex(noControl, { error: "string must not contain control characters" });
+  z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(noControl, { error: "string must not contain control characters" })
+    .regex(wellFormed, surrogateError);
 export const idString = keyPart();
 const name = keyPart();
-const text = z.string().max(2000);
+const text = z.string().max(2000).regex(wellFormed, surrogateError);
 const confidence = z.number().nullable();
 const conceptId = integer();
 /** ISO 8601 without zone suffix, as the spec's run history shows it. */
@@ -24,7 +33,7 @@ const runTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6}
 });
 const timestamp = z.string().meta({ description: "ISO 8601 UTC timestamp with milliseconds" });
 /** A reviewer's note on an item: kept through exports (ConceptMap comments, Usagi comments). */
-export const commentText = z.string().max(10_000).nullable();
+export const commentText = z.string().max(10_000).regex(wellFormed, surrogateError).nullable();
 const equivalence = z.enum(EQUIVALENCES).nullable().meta({ description: "FHIR R4 ConceptMap equivalence" });
 const frequency = integer().min(0).nullable();
 
@@ -151,7 +160,7 @@ export const runPushItem = z.object({
   source_entity: name,
   target_entity: name,
   record_count: integer().min(0),
-  status: z.string().min(1).max(64),
+  status: z.string().min(1).max(64).regex(wellFormed, surrogateError),
   crossmap_file: text.nullable().optional(),
   created_at: runTime.nullable().optional(),
   issue_count: integer().min(0).optional(),

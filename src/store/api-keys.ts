@@ -1,7 +1,7 @@
 // API keys: random secrets shown once, stored only as a sha256 hash, scoped to one project or admin.
 import { createHash, randomBytes } from "node:crypto";
 import type { Database } from "lmdb";
-import { nowIso } from "./keys-util.js";
+import { isStorableId, nowIso } from "./keys-util.js";
 import type { ApiKeyRecord, KeyScope } from "./types.js";
 
 /** What `keys list` shows: everything except the hash. */
@@ -46,7 +46,7 @@ export class KeyStore {
   }
 
   get(id: string): ApiKeyRecord | undefined {
-    return this.byId.get(id);
+    return isStorableId(id) ? this.byId.get(id) : undefined;
   }
 
   list(): PublicKey[] {
@@ -82,7 +82,7 @@ export class KeyStore {
 
   /** Call inside a write transaction. Revoking twice keeps the first time. */
   revoke(id: string): PublicKey | undefined {
-    const key = this.byId.get(id);
+    const key = this.get(id);
     if (!key) return undefined;
     if (key.revoked_at !== null) return toPublicKey(key);
     const revoked = { ...key, revoked_at: nowIso() };

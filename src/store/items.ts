@@ -1,7 +1,7 @@
 // Schema and concept mapping items of every project, with a natural-key index so a push can find
 // the item a client means even when it does not know the server id.
 import type { Database } from "lmdb";
-import { compositeKey, prefixRange } from "./keys-util.js";
+import { compositeKey, isStorableId, prefixRange } from "./keys-util.js";
 import type { ItemMeta } from "./types.js";
 
 export interface Page {
@@ -24,6 +24,7 @@ export class ItemStore<T extends ItemMeta> {
   ) {}
 
   get(projectId: string, id: string): T | undefined {
+    if (!isStorableId(projectId) || !isStorableId(id)) return undefined;
     return this.items.get(compositeKey(projectId, id));
   }
 

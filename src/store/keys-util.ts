@@ -5,6 +5,17 @@
 // ordered-binary key encoding gives NUL a meaning of its own.
 const SEP = "\u001f";
 
+/** Longest id or natural-key part the server accepts (UTF-16 code units); validated at the API. */
+export const MAX_ID_LENGTH = 200;
+
+/**
+ * Whether `s` could be an id or key part of something stored: what the API accepts (1-200 characters, no
+ * control character, no lone UTF-16 surrogate). Anything else names nothing, and is not looked up: a
+ * few KB of id does not even fit in an LMDB key.
+ */
+export const isStorableId = (s: string): boolean =>
+  s.length >= 1 && s.length <= MAX_ID_LENGTH && !/[\p{Cc}\p{Cs}]/u.test(s);
+
 export const compositeKey = (...parts: string[]): string => parts.join(SEP);
 
 export function prefixRange(...parts: string[]): { start: string; end: string } {

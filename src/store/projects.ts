@@ -1,7 +1,7 @@
 // Projects: the unit every item, run and project-scoped key belongs to.
 import { randomUUID } from "node:crypto";
 import type { Database } from "lmdb";
-import { nowIso } from "./keys-util.js";
+import { isStorableId, nowIso } from "./keys-util.js";
 import type { Project } from "./types.js";
 
 export interface NewProject {
@@ -24,7 +24,7 @@ export class ProjectStore {
   constructor(private readonly db: Database<Project, string>) {}
 
   get(id: string): Project | undefined {
-    return this.db.get(id);
+    return isStorableId(id) ? this.db.get(id) : undefined;
   }
 
   /**
@@ -33,7 +33,7 @@ export class ProjectStore {
    */
   exists(id: string): boolean {
     if (this.known.has(id)) return true;
-    if (this.db.get(id) === undefined) return false;
+    if (this.get(id) === undefined) return false;
     if (this.known.size >= KNOWN_CACHE_SIZE) this.known.clear();
     this.known.add(id);
     return true;

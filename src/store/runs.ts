@@ -1,7 +1,7 @@
 // Cross-mapping runs: the per-project history a project-scoped map call records and sync moves around.
 import { randomUUID } from "node:crypto";
 import type { Database } from "lmdb";
-import { compositeKey, prefixRange, runTimestamp } from "./keys-util.js";
+import { compositeKey, isStorableId, prefixRange, runTimestamp } from "./keys-util.js";
 import type { CrossMappingRun } from "./types.js";
 
 /** What a caller recording a run must say; id and created_at are filled in when left out (null is kept). */
@@ -17,6 +17,7 @@ export class RunStore {
   ) {}
 
   get(projectId: string, id: string): CrossMappingRun | undefined {
+    if (!isStorableId(projectId) || !isStorableId(id)) return undefined;
     const run = this.runs.get(compositeKey(projectId, id)) as StoredRun | undefined;
     if (!run) return undefined;
     const { _order, ...visible } = run;

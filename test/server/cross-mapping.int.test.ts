@@ -271,12 +271,11 @@ describe("with the vocabulary bridge", () => {
     const { tmpdir } = await import("node:os");
     const { join, resolve } = await import("node:path");
     const { buildVocabulary } = await import("../../src/vocab/build.js");
-    const { openVocabulary } = await import("../../src/vocab/lmdb-bridge.js");
-    const { CrossmapProvider } = await import("../../src/crossmap/provider.js");
+    const { MapPool } = await import("../../src/server/map-pool.js");
     const dir = mkdtempSync(join(tmpdir(), "xm-vocab-"));
     await buildVocabulary({ sourceDir: resolve("vocab"), outDir: join(dir, "index") });
-    const bridge = openVocabulary(join(dir, "index"));
-    const v = await startHarness({ crossmaps: new CrossmapProvider({ vocabulary: bridge }) });
+    const mapPool = new MapPool({ workers: 1, job: { maxRecords: 10, vocab: join(dir, "index") } });
+    const v = await startHarness({ mapPool });
     try {
       const crossmap =
         "source: s\ntarget: t\nentity_map: {e: T}\nfield_map:\n  e.c: {target: T.code, transform: vocabulary_lookup}\n";
@@ -299,7 +298,7 @@ describe("with the vocabulary bridge", () => {
       expect(out.issues).toEqual([expect.objectContaining({ record: 1, code: "concept_not_found" })]);
     } finally {
       await v.stop();
-      await bridge.close();
+      await mapPool.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

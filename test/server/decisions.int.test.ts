@@ -5,9 +5,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CrossmapProvider } from "../../src/crossmap/provider.js";
 import { createApp } from "../../src/server/app.js";
 import { listen } from "../../src/server/listen.js";
+import { MapPool } from "../../src/server/map-pool.js";
 import type { LmdbVocabularyBridge } from "../../src/vocab/lmdb-bridge.js";
 import { runCli } from "../cli/run-cli.js";
 import { fhirProblems } from "../support/fhir.js";
@@ -21,10 +21,17 @@ const tmp = tempDir("crossmap-decisions-");
 let h: Harness;
 let old: LmdbVocabularyBridge;
 let next: LmdbVocabularyBridge;
+// Cross-map calls run in worker threads, which open the vocabulary index themselves.
+const pools: MapPool[] = [];
+const poolOn = (index: string) => {
+  const pool = new MapPool({ workers: 1, job: { maxRecords: 10_000, vocab: join(tmp.path, index) } });
+  pools.push(pool);
+  return pool;
+};
 
 beforeAll(async () => {
   ({ old, next } = await buildLabVocabularies(tmp.path));
-  h = await startHarness({ crossmaps: new CrossmapProvider({ vocabulary: old }), vocabulary: old });
+  h = await startHarness({ mapPool: poolOn("old-index"), vocabulary: old });
   await seedConcept(h, [
     item("glu", "GLU", "Glucose, serum", LAB.glucose, 0.97, 1200),
     item("na", "NA", "Sodium, serum", LAB.sodium, 0.95, 800),
@@ -54,6 +61,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await h.stop();
+  await Promise.all(pools.map((p) => p.close()));
   await old.close();
   await next.close();
   tmp.remove();
@@ -357,7 +365,7 @@ describe("a new vocabulary release", () => {
     const app = createApp({
       stores: h.stores,
       vocabulary: next,
-      crossmaps: new CrossmapProvider({ vocabulary: next }),
+      mapPool: poolOn("new-index"),
     });
     const server = await listen(app, 0, "127.0.0.1");
     try {

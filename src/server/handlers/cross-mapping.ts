@@ -1,169 +1,121 @@
-// Cross-mapping calls: pick the compiled crossmap (built-in or sent as YAML), map the records in order,
-// and for project calls record the run before answering.
-import { mapBatch } from "../../crossmap/batch.js";
-import type { CrossmapProvider, ProvidedCrossmap } from "../../crossmap/provider.js";
-import type { SourceRecord } from "../../crossmap/types.js";
-import { AppError, type Problem } from "../../errors.js";
+// Cross-map calls on the event loop's side: hand the request text (and a project's reviewed decisions)
+// to the map pool, answer with the bytes it sends back, and for project calls record the run (completed
+// or failed) before answering.
+import { AppError } from "../../errors.js";
 import type { Stores } from "../../store/env.js";
-import type { CrossMappingRun } from "../../store/types.js";
-import type { UnreviewedMode } from "../../transforms/overlay.js";
+import type { CrossMappingRun, DecisionSnapshot } from "../../store/types.js";
+import type { RunInfo } from "../map-job.js";
+import type { FinalReply, MapPool } from "../map-pool.js";
 import type { DecisionCache } from "./decisions.js";
+import { projectNotFound } from "./items.js";
 
-export interface CrossMapRequest {
-  source_standard: string;
-  target_standard: string;
-  source_entity: string;
-  records: SourceRecord[];
-  crossmap?: string | undefined;
-  parameters?: Record<string, string> | undefined;
-  /** Project-scoped calls: whether suggestions awaiting review are applied (default ignore). */
-  unreviewed?: UnreviewedMode | undefined;
-}
-
-export interface CrossMapDeps {
-  crossmaps: CrossmapProvider;
-  maxRecords: number;
-  /** Each project's compiled decisions, for project-scoped calls. */
+export interface ProjectMapDeps {
+  pool: MapPool;
+  /** Each project's reviewed decisions, for project-scoped calls. */
   decisions: DecisionCache;
   /** The release of the server's vocabulary (`--vocab`), recorded with each run; null without one. */
   vocabularyRelease: string | null;
 }
 
-const invalid = (problems: Problem[]) => new AppError(422, "validation_error", "Invalid request", problems);
+const fromWorker = (reply: Extract<FinalReply, { kind: "error" }>) =>
+  new AppError(reply.status, reply.code, reply.message, reply.problems);
 
-/** Caller YAML problems as 422 entries located in the document: loc body.crossmap.<key path>, msg with line. */
-function crossmapProblems(err: AppError): AppError {
-  return invalid(
-    err.problems.map((p) => ({
-      path: ["body", "crossmap", ...p.path],
-      message: p.line ? `line ${p.line}, column ${p.column ?? 1}: ${p.message}` : p.message,
-      code: `value_error.crossmap.${p.code}`,
-    })),
-  );
-}
-
-/** Parameters the crossmap does not declare, or required ones left out: 422 entries at body.parameters.<name>. */
-function parameterProblems(err: AppError): AppError {
-  return invalid(
-    err.problems.map((p) => ({
-      path: ["body", ...p.path],
-      message: p.message,
-      code: p.code === "missing" ? "value_error.missing" : "value_error.crossmap.unknown_parameter",
-    })),
-  );
-}
-
-export function resolveCrossmap(req: CrossMapRequest, deps: CrossMapDeps): ProvidedCrossmap {
-  if (req.records.length > deps.maxRecords) {
-    throw new AppError(
-      413,
-      "too_many_records",
-      `Too many records: ${req.records.length}; the limit is ${deps.maxRecords} per call`,
-    );
+/** The stateless call: the response as JSON bytes. */
+export async function mapStateless(pool: MapPool, text: string | undefined): Promise<Uint8Array> {
+  const reply = await pool.run({ text, project: "none" });
+  switch (reply.kind) {
+    case "done":
+      return reply.json;
+    case "error":
+      throw fromWorker(reply);
+    case "failed":
+      throw new AppError(500, "mapping_failed", `Mapping failed: ${reply.reason}`);
+    default:
+      throw new AppError(500, "mapping_failed", "Mapping failed: no result");
   }
-  let provided: ProvidedCrossmap;
-  if (req.crossmap !== undefined) {
-    try {
-      provided = deps.crossmaps.fromText(req.crossmap, "crossmap", req.parameters);
-    } catch (err) {
-      if (err instanceof AppError && err.code === "invalid_parameters") throw parameterProblems(err);
-      if (err instanceof AppError && err.status === 422) throw crossmapProblems(err);
-      throw err;
-    }
-    const { source, target } = provided.crossmap;
-    const mismatch: Problem[] = [];
-    if (source !== req.source_standard) {
-      mismatch.push({
-        path: ["body", "source_standard"],
-        message: `does not match the crossmap's source "${source}"`,
-        code: "value_error.crossmap.mismatch",
-      });
-    }
-    if (target !== req.target_standard) {
-      mismatch.push({
-        path: ["body", "target_standard"],
-        message: `does not match the crossmap's target "${target}"`,
-        code: "value_error.crossmap.mismatch",
-      });
-    }
-    if (mismatch.length > 0) throw invalid(mismatch);
-  } else {
-    try {
-      provided = deps.crossmaps.builtin(req.source_standard, req.target_standard, req.parameters);
-    } catch (err) {
-      if (err instanceof AppError && err.code === "invalid_parameters") throw parameterProblems(err);
-      throw err;
-    }
-  }
-  if (!provided.crossmap.hasEntity(req.source_entity)) {
-    const known = provided.crossmap.entities().join(", ");
-    throw invalid([
-      {
-        path: ["body", "source_entity"],
-        message: `unknown source entity "${req.source_entity}" for ${req.source_standard} -> ${req.target_standard}; known: ${known}`,
-        code: "value_error.unknown_entity",
-      },
-    ]);
-  }
-  return provided;
-}
-
-export function mapRequest(req: CrossMapRequest, provided: ProvidedCrossmap) {
-  const batch = mapBatch(provided.crossmap, req.source_entity, req.records);
-  return {
-    results: batch.results,
-    source_standard: req.source_standard,
-    target_standard: req.target_standard,
-    source_entity: req.source_entity,
-    target_entity: batch.targetEntity,
-    total: batch.results.length,
-    // Only for entities that may produce several records or none (see docs/api.md): the spec's one-to-one
-    // response stays exactly as it was.
-    ...(batch.entities ? { result_entities: batch.entities, produced: batch.produced } : {}),
-    issues: batch.issues,
-  };
 }
 
 /**
- * Maps with the project's reviewed decisions applied and records the run, with the decisions' snapshot
- * and the vocabulary release; a mapping that throws is recorded as `failed` with its reason, then
- * answered 500.
+ * The project call, with the project's reviewed decisions applied in the worker. Validation problems
+ * (401-422, and 404 for an unknown project, checked after the body) record nothing. Once mapping has
+ * begun, the run is recorded whatever happens, with the decisions' snapshot and the vocabulary release:
+ * `completed` with its issue count, or `failed` with why (a mapping error, the time or memory limit).
  */
 export async function mapAndRecord(
   stores: Stores,
   projectId: string,
-  req: CrossMapRequest,
-  deps: CrossMapDeps,
-) {
-  const provided = resolveCrossmap(req, deps);
-  const decisions = await deps.decisions.of(stores, projectId, req.unreviewed ?? "ignore");
-  const run = {
-    source_standard: req.source_standard,
-    target_standard: req.target_standard,
-    source_entity: req.source_entity,
-    target_entity: provided.crossmap.targetEntity(req.source_entity),
-    record_count: req.records.length,
-    crossmap_file: provided.file,
-    decision_snapshot: decisions.snapshot,
-    vocabulary_release: deps.vocabularyRelease,
+  text: string | undefined,
+  deps: ProjectMapDeps,
+): Promise<Uint8Array> {
+  const exists = stores.projects.exists(projectId);
+  const decisions = exists ? await deps.decisions.of(stores, projectId) : undefined;
+  let started: RunInfo | undefined;
+  let reply: FinalReply;
+  const record = (run: RunInfo) => {
+    const { unreviewed, ...rest } = run;
+    const snapshot: DecisionSnapshot = {
+      items: decisions?.items ?? 0,
+      sha256: decisions?.sha256 ?? "",
+      unreviewed,
+    };
+    return { ...rest, decision_snapshot: snapshot, vocabulary_release: deps.vocabularyRelease };
   };
-  let response: ReturnType<typeof mapRequest>;
+  const recordFailed = (run: RunInfo, reason: string) =>
+    stores.runs.record(projectId, { ...record(run), status: "failed", error: reason });
   try {
-    // Synchronous: the overlay is this project's for exactly this batch.
-    response = provided.crossmap.withOverlay(decisions.overlay, () => mapRequest(req, provided));
+    reply = await deps.pool.run(
+      {
+        text,
+        project: exists ? "exists" : "missing",
+        ...(decisions ? { decisions: { key: decisions.key, entries: decisions.entries } } : {}),
+      },
+      (run) => {
+        started = run;
+      },
+    );
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    const failed = await stores.runs.record(projectId, { ...run, status: "failed", error: reason });
+    if (started === undefined || !(err instanceof AppError)) throw err;
+    const failed = await recordFailed(started, err.message);
+    const note = `${err.message}; run ${failed.id} recorded as failed`;
     throw new AppError(
-      500,
-      "mapping_failed",
-      `Mapping failed (run ${failed.id} recorded as failed): ${reason}`,
+      err.status,
+      err.code,
+      note,
+      err.problems.map((p) => ({ ...p, message: `${p.message}; run ${failed.id} recorded as failed` })),
     );
   }
-  const stored: CrossMappingRun = await stores.runs.record(projectId, {
-    ...run,
-    status: "completed",
-    issue_count: response.issues.length,
-  });
-  return { ...response, run_id: stored.id, decision_snapshot: decisions.snapshot };
+  switch (reply.kind) {
+    case "error":
+      throw fromWorker(reply);
+    case "valid":
+      throw projectNotFound(projectId);
+    case "failed": {
+      if (started === undefined) throw new AppError(500, "mapping_failed", `Mapping failed: ${reply.reason}`);
+      const failed = await recordFailed(started, reply.reason);
+      throw new AppError(
+        500,
+        "mapping_failed",
+        `Mapping failed (run ${failed.id} recorded as failed): ${reply.reason}`,
+      );
+    }
+    case "done": {
+      if (started === undefined) throw new AppError(500, "mapping_failed", "Mapping failed: no run");
+      const run = record(started);
+      const stored: CrossMappingRun = await stores.runs.record(projectId, {
+        ...run,
+        status: "completed",
+        issue_count: reply.issueCount,
+      });
+      return withTail(reply.json, { run_id: stored.id, decision_snapshot: run.decision_snapshot });
+    }
+  }
+}
+
+/** `{...}` with `members` appended as its last members, without parsing the (possibly large) response again. */
+function withTail(json: Uint8Array, members: Record<string, unknown>): Uint8Array {
+  const tail = new TextEncoder().encode(`,${JSON.stringify(members).slice(1)}`);
+  const out = new Uint8Array(json.length - 1 + tail.length);
+  out.set(json.subarray(0, json.length - 1));
+  out.set(tail, json.length - 1);
+  return out;
 }

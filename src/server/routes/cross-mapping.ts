@@ -1,5 +1,8 @@
 // Cross-mapping: stateless and project-tracked map calls, run history, and the list of built-in crossmaps.
-import { type CrossMapDeps, mapAndRecord, mapRequest, resolveCrossmap } from "../handlers/cross-mapping.js";
+import type { CrossmapProvider } from "../../crossmap/provider.js";
+import { mapAndRecord, mapStateless } from "../handlers/cross-mapping.js";
+import type { DecisionCache } from "../handlers/decisions.js";
+import type { MapPool } from "../map-pool.js";
 import { presentRun } from "../present.js";
 import { type AnyRoute, defineRoute } from "../route.js";
 import {
@@ -15,6 +18,17 @@ export const DEFAULT_MAX_RECORDS = 10_000;
 
 const base = "/api/v1/cross-mapping";
 const tag = "cross-mapping";
+
+export interface CrossMapDeps {
+  /** The built-in crossmaps, for the list (nothing is compiled on the event loop). */
+  crossmaps: CrossmapProvider;
+  pool: MapPool;
+  maxRecords: number;
+  /** Each project's reviewed decisions, for project-scoped calls. */
+  decisions: DecisionCache;
+  /** The release of the server's vocabulary (`--vocab`), recorded with each run; null without one. */
+  vocabularyRelease: string | null;
+}
 
 export const crossMappingRoutes = (deps: CrossMapDeps): AnyRoute[] => [
   defineRoute({
@@ -46,8 +60,8 @@ export const crossMappingRoutes = (deps: CrossMapDeps): AnyRoute[] => [
     body: crossMapBody,
     response: crossMapResponse,
     records: true,
-    errors: [401, 404, 413, 422],
-    handle: ({ body }) => ({ body: mapRequest(body, resolveCrossmap(body, deps)) }),
+    errors: [401, 404, 413, 422, 503],
+    handle: async ({ rawBody }) => ({ body: undefined, json: await mapStateless(deps.pool, rawBody) }),
   }),
   defineRoute({
     method: "post",
@@ -60,9 +74,10 @@ export const crossMappingRoutes = (deps: CrossMapDeps): AnyRoute[] => [
     body: projectCrossMapBody,
     response: crossMapResponse,
     records: true,
-    errors: [401, 403, 404, 413, 422, 500],
-    handle: async ({ body, params, stores }) => ({
-      body: await mapAndRecord(stores, params.project_id!, body, deps),
+    errors: [401, 403, 404, 413, 422, 500, 503],
+    handle: async ({ rawBody, params, stores }) => ({
+      body: undefined,
+      json: await mapAndRecord(stores, params.project_id!, rawBody, deps),
     }),
   }),
   defineRoute({
