@@ -94,7 +94,7 @@ async function http(dir: string, records: object[]): Promise<number> {
   const port = await freePort();
   const server = spawn(
     process.execPath,
-    [cli, "serve", "--port", String(port), "--data-dir", join(dir, "data")],
+    [cli, "serve", "--port", String(port), "--data-dir", join(dir, "data"), "--init"],
     {
       stdio: ["ignore", "ignore", "pipe"],
     },

@@ -64,6 +64,7 @@ async function main(): Promise<void> {
       String(port),
       "--data-dir",
       dataDir,
+      "--init",
       "--durability",
       args.durability,
     ],

@@ -55,6 +55,7 @@ function startServer(dataDir: string, port: number): ChildProcess {
       String(port),
       "--data-dir",
       dataDir,
+      "--init",
       "--durability",
       args.durability,
     ],

@@ -147,7 +147,6 @@ async function serve(opts: ServeOptions, defaultDataDir: boolean): Promise<void>
   const created = prepareDataDir(opts.dataDir, opts.init === true || defaultDataDir) === "created";
   const log = jsonLineLogger(process.stdout);
   const stores = openStores(opts.dataDir, { durability: opts.durability });
-  mapPool.prestart();
   const app = createApp({
     stores,
     log,
@@ -182,6 +181,8 @@ async function serve(opts: ServeOptions, defaultDataDir: boolean): Promise<void>
       `crossmap: first start, created admin API key ${key.id}. It is shown only this once:\n${secret}\n`,
     );
   }
+  // The map workers load their modules now, beside the first requests, not before the port is open.
+  mapPool.prestart();
   // Build the projects' in-memory item lists in the background now, a chunk per turn, so that the first
   // reviewer does not wait for them (~1 s per 100,000 items on the development VM).
   for (const project of stores.projects.list()) {

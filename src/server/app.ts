@@ -63,7 +63,6 @@ const JSON_TYPE = "application/json; charset=utf-8";
 const UNMATCHED: Record<number, string> = {
   404: "Not Found",
   405: "Method Not Allowed",
-  501: "Not Implemented",
 };
 
 /** Objects and arrays that Koa itself would answer as JSON. */
@@ -183,7 +182,13 @@ export function createApp(options: AppOptions): Koa {
     await next();
     // Unmatched paths and methods still answer in the API's error shape.
     // Koa turns an assigned body into a 200 unless the status is set again explicitly.
-    // An unknown method (TRACE, PROPFIND, ...) gets 501 from the router; it answers in the same shape.
+    // A method no route has (TRACE, PROPFIND, ...) on a known path: the router says 501; it is the
+    // client's request that cannot be served there, so it is a 405 like any other method (with Allow).
+    if (ctx.status === 501 && ctx.body === undefined) {
+      const matched = (ctx as Context & { matched?: unknown[] }).matched ?? [];
+      ctx.status = matched.length > 0 ? 405 : 404;
+      if (ctx.status === 404) ctx.remove("Allow");
+    }
     const detail = UNMATCHED[ctx.status];
     if (ctx.body === undefined && detail !== undefined) {
       const status = ctx.status;

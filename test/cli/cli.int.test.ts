@@ -1,6 +1,6 @@
 // The built CLI as a child process: projects, keys, and serve (first-start key, port 0, SIGTERM).
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -37,7 +37,9 @@ interface Served {
 
 /** Starts `crossmap serve --port 0` and resolves once it has logged the address it listens on. */
 function serve(dataDir: string): Promise<Served> {
-  const proc = spawn(process.execPath, [bin, "serve", "--port", "0", "--data-dir", dataDir], { cwd: root });
+  const proc = spawn(process.execPath, [bin, "serve", "--port", "0", "--data-dir", dataDir, "--init"], {
+    cwd: root,
+  });
   let out = "";
   let err = "";
   proc.stderr.on("data", (d) => {
@@ -145,6 +147,9 @@ describe("serve", () => {
   it("prints an admin key once on first start, serves on port 0, and stops cleanly on SIGTERM", async () => {
     const data = join(dir, "served");
     const first = await serve(data);
+    expect(first.stderr()).toMatch(
+      new RegExp(`^crossmap serve: created data directory ${data} \\(a new, empty database\\)\\n`),
+    );
     const m = /created admin API key (key_[0-9a-f]+)\. It is shown only this once:\n(cmk_\S+)\n/.exec(
       first.stderr(),
     );
@@ -231,6 +236,49 @@ describe("serve", () => {
     expect(await s.exited).toBe(0);
     const projects = JSON.parse((await cli("projects", "list", "--data-dir", data)).stdout).projects;
     expect(projects.map((p: { name: string }) => p.name)).toEqual(["late"]);
+  });
+
+  it("a busy port is one line and exit 2, with no admin key made and no empty data directory left", async () => {
+    const { createServer } = await import("node:net");
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", r));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const fresh = join(dir, "busy-fresh");
+      const r = await cli("serve", "--port", String(port), "--data-dir", fresh, "--init");
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        `crossmap serve: port ${port} is in use (another crossmap serve, or another program); stop it or choose another port with --port\n`,
+      );
+      expect(existsSync(fresh)).toBe(false);
+      // An existing, empty data directory gets no admin key it would never show again.
+      const existing = join(dir, "busy-existing");
+      mkdirSync(existing);
+      const again = await cli("serve", "--port", String(port), "--data-dir", existing);
+      expect(again.code).toBe(2);
+      expect(again.stderr).not.toContain("cmk_");
+      expect(JSON.parse((await cli("keys", "list", "--data-dir", existing)).stdout)).toEqual({ keys: [] });
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it("a --data-dir that does not exist is refused unless --init says to create it", async () => {
+    const typo = join(dir, "dta");
+    const message = `data directory ${typo} does not exist; check --data-dir, or pass --init to create a new, empty one`;
+    for (const args of [
+      ["serve", "--port", "0"],
+      ["keys", "list"],
+      ["projects", "create", "x"],
+    ]) {
+      const r = await cli(...args, "--data-dir", typo);
+      expect([args[0], r.code, r.stderr]).toEqual([args[0], 2, `crossmap: ${message}\n`]);
+    }
+    expect(existsSync(typo)).toBe(false);
+    const made = await cli("projects", "create", "x", "--data-dir", typo, "--init");
+    expect(made.code).toBe(0);
+    expect(made.stderr).toBe(`crossmap: created data directory ${typo} (a new, empty database)\n`);
+    expect(JSON.parse((await cli("projects", "list", "--data-dir", typo)).stdout).projects).toHaveLength(1);
   });
 
   it("refuses a bad port with exit code 2", async () => {

@@ -15,7 +15,10 @@ afterAll(async () => {
 });
 
 /** A request fetch() will not send (TRACE, PROPFIND, or a method no parser knows). */
-function rawRequest(method: string, path: string): Promise<{ status: number; type: string; text: string }> {
+function rawRequest(
+  method: string,
+  path: string,
+): Promise<{ status: number; type: string; allow: string; text: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${h.url}${path}`, { method }, (res) => {
       let text = "";
@@ -24,7 +27,12 @@ function rawRequest(method: string, path: string): Promise<{ status: number; typ
         text += d;
       });
       res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, type: res.headers["content-type"] ?? "", text }),
+        resolve({
+          status: res.statusCode ?? 0,
+          type: res.headers["content-type"] ?? "",
+          allow: String(res.headers.allow ?? ""),
+          text,
+        }),
       );
     });
     req.on("error", reject);
@@ -97,15 +105,18 @@ describe("F6: ids no item can have", () => {
 });
 
 describe("F7: methods the API does not implement", () => {
-  it("TRACE and PROPFIND get a JSON 501; what Node's parser refuses gets JSON too", async () => {
-    for (const method of ["TRACE", "PROPFIND"]) {
+  it("TRACE and PROPFIND get a JSON 405 (404 on unknown paths); what Node's parser refuses gets JSON too", async () => {
+    for (const method of ["TRACE", "PROPFIND", "PATCH"]) {
       const r = await rawRequest(method, "/healthz");
-      expect([r.status, r.type, r.text]).toEqual([
-        501,
+      expect([r.status, r.type, r.allow, r.text]).toEqual([
+        405,
         "application/json; charset=utf-8",
-        '{"detail":"Not Implemented"}',
+        "HEAD, GET",
+        '{"detail":"Method Not Allowed"}',
       ]);
     }
+    const unknown = await rawRequest("PROPFIND", "/nowhere");
+    expect([unknown.status, unknown.text]).toEqual([404, '{"detail":"Not Found"}']);
     // Node's HTTP parser refuses it before the app sees it; the answer keeps the API's shape.
     expect(await rawSocket("BANANA /healthz HTTP/1.1\r\nHost: x\r\n\r\n")).toBe(
       'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 24\r\nConnection: close\r\n\r\n{"detail":"Bad Request"}',

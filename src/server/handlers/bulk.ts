@@ -7,7 +7,7 @@ import type { ConceptOverride, ReviewAction, SchemaOverride } from "../../review
 import type { Stores } from "../../store/env.js";
 import type { ItemKind, ItemOf } from "../../store/types.js";
 import { errorBody } from "../errors.js";
-import { parseIfMatch } from "../if-match.js";
+import { type IfMatch, parseIfMatch } from "../if-match.js";
 import { conceptOverrideBody, schemaOverrideBody } from "../schemas.js";
 import { MAX_BULK_ITEMS } from "../schemas-review.js";
 import { toProblems } from "../validate.js";
@@ -122,7 +122,7 @@ export function applyBulk<K extends ItemKind>(
           itemId: p.id,
           action: p.action,
           body: p.body as K extends "schema" ? SchemaOverride : ConceptOverride,
-          ifMatch: p.ifMatch === undefined ? undefined : parseIfMatch(String(p.ifMatch)),
+          ifMatch: decisionIfMatch(p.ifMatch),
           ...actor,
         });
         applied++;
@@ -135,4 +135,14 @@ export function applyBulk<K extends ItemKind>(
     }
     return { applied, failed: results.length - applied, results };
   });
+}
+
+/** A decision's `if_match`, parsed like the header; one that is not a version is that decision's 422. */
+function decisionIfMatch(raw: string | number | undefined): IfMatch {
+  if (raw === undefined) return undefined;
+  const parsed = parseIfMatch(String(raw));
+  if (parsed === undefined || !("problem" in parsed)) return parsed;
+  throw new AppError(422, "validation_error", "Invalid request", [
+    { ...parsed.problem, path: ["body", "if_match"] },
+  ]);
 }

@@ -1,0 +1,391 @@
+// Issue 13's acceptance: a real `crossmap serve` process takes every request shape of findings F1-F8, a
+// trickled body and a flood of connections at once, answers none of them with a 5xx, and keeps answering
+// /healthz within 50 ms at the 99th percentile meanwhile (measured from a thread of its own, one
+// keep-alive connection, every ping counted). Loopback only; about ten seconds.
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Worker } from "node:worker_threads";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const root = new URL("../..", import.meta.url).pathname;
+const FUZZ_MS = 8000;
+
+let proc: ChildProcessWithoutNullStreams;
+let dir: string;
+let base: string;
+let port: number;
+let key: string;
+let stderr = "";
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "crossmap-fuzz-"));
+  proc = spawn(
+    process.execPath,
+    [
+      join(root, "bin/crossmap.js"),
+      "serve",
+      "--port",
+      "0",
+      "--data-dir",
+      join(dir, "data"),
+      "--init",
+      "--map-workers",
+      "2",
+      "--map-timeout",
+      "3",
+      "--request-timeout",
+      "3",
+      "--headers-timeout",
+      "2",
+      "--max-connections",
+      "100",
+    ],
+    { cwd: root },
+  );
+  proc.stderr.on("data", (d) => {
+    stderr += d;
+  });
+  let out = "";
+  await new Promise<void>((resolve, reject) => {
+    proc.stdout.on("data", (d) => {
+      out += d;
+      const m = /"msg":"listening","url":"([^"]+)"/.exec(out);
+      if (m) {
+        base = m[1] as string;
+        resolve();
+      }
+    });
+    proc.once("exit", (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+  port = Number(new URL(base).port);
+  key = (/^(cmk_\S+)$/m.exec(stderr) as RegExpExecArray)[1] as string;
+}, 60_000);
+
+afterAll(async () => {
+  proc.kill("SIGTERM");
+  await new Promise((r) => proc.once("exit", r));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Shape {
+  name: string;
+  method: string;
+  path: () => string;
+  headers?: Record<string, string>;
+  body?: () => string;
+  /** The documented answers; anything else fails the test. */
+  expect: number[];
+}
+
+const head = "source: omop_cdm_v5.4\ntarget: fhir_r4\nentity_map: {person: Patient}\n";
+const mapBody = (crossmap: string | undefined, records: unknown[]) =>
+  JSON.stringify({
+    source_standard: "omop_cdm_v5.4",
+    target_standard: "fhir_r4",
+    source_entity: "person",
+    records,
+    ...(crossmap === undefined ? {} : { crossmap }),
+  });
+
+function shapes(projectId: string): Shape[] {
+  const f1 = `${head}field_map:\n  person.birth_datetime: {target: Patient.birthDate, transform: format, config: {pattern: "%Y-%m-%d", input_format: "%f%f%f%f%f%f%f%f%f%Y"}}\n`;
+  const f1Body = mapBody(
+    f1,
+    Array.from({ length: 1000 }, () => ({ birth_datetime: `${"1".repeat(80)}x` })),
+  );
+  const f2Body = mapBody(
+    `${head}field_map:\n  person.person_id: {target: "Patient.id[99999999]"}\n`,
+    Array.from({ length: 10_000 }, (_, i) => ({ person_id: i })),
+  );
+  let big = `${head}field_map:\n`;
+  for (let i = 0; big.length < 990_000; i++) big += `  person.f${i}: {target: Patient.x${i}}\n`;
+  let bomb = `${head}field_map: {}\nmetadata:\n  a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n`;
+  for (let i = 1; i < 9; i++)
+    bomb += `  a${i}: &a${i} [${Array(10)
+      .fill(`*a${i - 1}`)
+      .join(", ")}]\n`;
+  let chain = `%YAML 1.1\n---\n${head}field_map: {}\nmetadata:\n  m0: &m0 {k: 1}\n`;
+  for (let i = 1; i < 400; i++) chain += `  m${i}: &m${i} {<<: *m${i - 1}, k${i}: ${i}}\n`;
+  const deep = `{"source_standard":"omop_cdm_v5.4","target_standard":"fhir_r4","source_entity":"person","records":[{"x":${'{"a":'.repeat(5000)}1${"}".repeat(5000)}}]}`;
+  const long = "x".repeat(8000);
+  const odd = JSON.stringify({
+    items: ["\u{1f9ec}", "e\u0301", "\ufeff", "\ufffd", "\uffff", "\u202e\u05e9"].map((s, i) => ({
+      id: `odd${i}${s}`,
+      source_column: s,
+    })),
+  });
+  let counter = 0;
+  const json = { "content-type": "application/json" };
+  return [
+    {
+      name: "F1 input_format",
+      method: "POST",
+      path: () => "/api/v1/cross-mapping/map",
+      headers: json,
+      body: () => f1Body,
+      expect: [200],
+    },
+    {
+      name: "F1 input_format over its length",
+      method: "POST",
+      path: () => "/api/v1/cross-mapping/map",
+      headers: json,
+      body: () => mapBody(f1.replace("%f%f%f%f%f%f%f%f%f%Y", `${"%f".repeat(40)}%Y`), [{}]),
+      expect: [422],
+    },
+    {
+      name: "F2 Patient.id[99999999]",
+      method: "POST",
+      path: () => "/api/v1/cross-mapping/map",
+      headers: json,
+      body: () => f2Body,
+      expect: [422],
+    },
+    {
+      name: "F3 1 MB crossmap, a new one each time",
+      method: "POST",
+      path: () => "/api/v1/cross-mapping/map",
+      headers: json,
+      body: () => mapBody(`${big}# ${counter++}\n`, [{ f1: 1 }]),
+      expect: [200, 422],
+    },
+    {
+      name: "F4 alias bomb",
+      method: "POST",
+      path: () => "/api/v1/cross-mapping/map",
+      headers: json,
+      body: () => mapBody(bomb, [{}]),
+      expect: [422],
+    },
+    {
+      name: "F4 merge-key chain",
+      method: "POST",
+      path: () => "/api/v1/cross-mapping/map",
+      headers: json,
+      body: () => mapBody(chain, [{}]),
+      expect: [422],
+    },
+    {
+      name: "F5 record 5,000 deep",
+      method: "POST",
+      path: () => "/api/v1/cross-mapping/map",
+      headers: json,
+      body: () => deep,
+      expect: [422],
+    },
+    {
+      name: "F5 record 5,000 deep, project",
+      method: "POST",
+      path: () => `/api/v1/cross-mapping/projects/${projectId}/map`,
+      headers: json,
+      body: () => deep,
+      expect: [422],
+    },
+    {
+      name: "F6 8 KB mapping_id",
+      method: "POST",
+      path: () => `/v1/projects/${projectId}/schema-mapping/${long}/approve`,
+      expect: [404],
+    },
+    {
+      name: "F6 8 KB project_id",
+      method: "GET",
+      path: () => `/api/v1/cross-mapping/projects/${long}`,
+      expect: [404],
+    },
+    { name: "F7 TRACE", method: "TRACE", path: () => "/healthz", expect: [405] },
+    {
+      name: "F7 PROPFIND",
+      method: "PROPFIND",
+      path: () => `/v1/projects/${projectId}/schema-mapping`,
+      expect: [405],
+    },
+    {
+      name: "F8 lone surrogate id",
+      method: "POST",
+      path: () => `/api/v1/sync/projects/${projectId}/schema-mappings/bulk`,
+      headers: json,
+      body: () => '{"items":[{"id":"sm\\ud800","source_column":"c"}]}',
+      expect: [422],
+    },
+    {
+      name: "F8 odd Unicode push",
+      method: "POST",
+      path: () => `/api/v1/sync/projects/${projectId}/schema-mappings/bulk`,
+      headers: json,
+      body: () => odd,
+      expect: [200],
+    },
+    {
+      name: "If-Match: banana",
+      method: "POST",
+      path: () => `/v1/projects/${projectId}/schema-mapping/sm_1/approve`,
+      headers: { "if-match": "banana" },
+      expect: [422],
+    },
+    {
+      name: "valid map",
+      method: "POST",
+      path: () => "/api/v1/cross-mapping/map",
+      headers: json,
+      body: () => mapBody(undefined, [{ person_id: 1, gender_concept_id: 8507 }]),
+      expect: [200],
+    },
+  ];
+}
+
+function send(agent: Agent, shape: Shape): Promise<number> {
+  return new Promise((resolve) => {
+    const body = shape.body?.();
+    const req = request(
+      `${base}${shape.path()}`,
+      {
+        agent,
+        method: shape.method,
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...shape.headers,
+          ...(body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) }),
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      },
+    );
+    // A connection refused while the flood holds every slot: no HTTP status at all.
+    req.on("error", () => resolve(-1));
+    req.end(body);
+  });
+}
+
+/** Pings /healthz from a thread of its own, back to back over one keep-alive connection, until told. */
+const PINGER = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { Agent, request } = require("node:http");
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+const times = [];
+let failures = 0;
+let stop = false;
+parentPort.on("message", () => { stop = true; });
+const ping = () => new Promise((resolve) => {
+  const t0 = performance.now();
+  const req = request(workerData.url + "/healthz", { agent }, (res) => {
+    res.resume();
+    res.on("end", () => { if (res.statusCode === 200) times.push(performance.now() - t0); else failures++; resolve(); });
+  });
+  req.on("error", () => { failures++; resolve(); });
+  req.end();
+});
+(async () => {
+  while (!stop) {
+    await ping();
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  agent.destroy();
+  parentPort.postMessage({ times, failures });
+})();
+`;
+
+describe("a bounded fuzz of issue 13's findings against crossmap serve", () => {
+  it("answers every shape as documented, no 5xx, and /healthz p99 < 50 ms while they run", async () => {
+    const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const created = await fetch(`${base}/api/v1/projects`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ name: "fuzz" }),
+    });
+    const projectId = ((await created.json()) as { id: string }).id;
+    const all = shapes(projectId);
+
+    const pinger = new Worker(PINGER, { eval: true, workerData: { url: base } });
+    const pings = new Promise<{ times: number[]; failures: number }>((r) => pinger.once("message", r));
+    const statuses = new Map<string, number[]>(all.map((s) => [s.name, []]));
+    const deadline = performance.now() + FUZZ_MS;
+
+    // Four clients cycle through the shapes, each from its own keep-alive connection.
+    const clients = Array.from({ length: 4 }, async (_, c) => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      for (let i = c; performance.now() < deadline; i++) {
+        const shape = all[i % all.length] as Shape;
+        (statuses.get(shape.name) as number[]).push(await send(agent, shape));
+      }
+      agent.destroy();
+    });
+
+    // A body trickled a byte every 200 ms is cut off at the request timeout (3 s) with a 408.
+    const trickled = new Promise<string>((resolve) => {
+      const socket = connect(port, "127.0.0.1");
+      let reply = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (d: string) => {
+        reply += d;
+      });
+      socket.on("error", () => {});
+      socket.write(
+        `POST /api/v1/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`,
+      );
+      const timer = setInterval(() => socket.write("{"), 200);
+      socket.on("close", () => {
+        clearInterval(timer);
+        resolve(reply.split("\r\n")[0] as string);
+      });
+    });
+
+    // A flood of idle connections past --max-connections: the excess is closed at once, and the
+    // server keeps answering the connections it already has.
+    const flood = (async () => {
+      await new Promise((r) => setTimeout(r, 2000));
+      const sockets: Socket[] = [];
+      let refused = 0;
+      await Promise.all(
+        Array.from({ length: 150 }, () => {
+          const socket = connect(port, "127.0.0.1");
+          sockets.push(socket);
+          return new Promise<void>((resolve) => {
+            socket.on("error", () => {});
+            socket.on("close", () => {
+              refused++;
+              resolve();
+            });
+            setTimeout(resolve, 1000);
+          });
+        }),
+      );
+      for (const s of sockets) s.destroy();
+      return refused;
+    })();
+
+    await Promise.all(clients);
+    const [trickleStatus, refused] = await Promise.all([trickled, flood]);
+    pinger.postMessage("stop");
+    const { times, failures } = await pings;
+
+    // Every shape got its documented answer (-1: refused during the flood, retried on the next round).
+    for (const shape of all) {
+      const got = (statuses.get(shape.name) as number[]).filter((s) => s !== -1);
+      expect({ shape: shape.name, unexpected: got.filter((s) => !shape.expect.includes(s)) }).toEqual({
+        shape: shape.name,
+        unexpected: [],
+      });
+      expect({ shape: shape.name, answered: got.length > 0 }).toEqual({ shape: shape.name, answered: true });
+    }
+    expect([...statuses.values()].flat().filter((s) => s >= 500)).toEqual([]);
+    expect(trickleStatus).toBe("HTTP/1.1 408 Request Timeout");
+    expect(refused).toBeGreaterThan(0);
+
+    // Every ping answered; p99 over all of them.
+    expect(failures).toBe(0);
+    expect(times.length).toBeGreaterThan(100);
+    const sorted = [...times].sort((a, b) => a - b);
+    const p99 = sorted[Math.ceil(sorted.length * 0.99) - 1] as number;
+    console.log(
+      `fuzz: ${[...statuses.values()].flat().length} requests, ${times.length} pings, healthz p50 ${sorted[Math.floor(sorted.length / 2)]?.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${sorted[sorted.length - 1]?.toFixed(1)} ms`,
+    );
+    expect(p99).toBeLessThan(50);
+  }, 90_000);
+});
