@@ -1,9 +1,12 @@
 // Map worker entry: runs cross-map jobs (map-job.ts) sent by the server's map pool, one at a time.
 import { parentPort, workerData } from "node:worker_threads";
 import { createJobRunner, type MapJob, type MapJobConfig, type MapReply } from "./map-job.js";
+import { lowerThreadPriority } from "./thread-priority.js";
 
 const port = parentPort;
 if (port) {
+  // The event loop answers every request, /healthz included; a long mapping waits for it, not the reverse.
+  lowerThreadPriority();
   const config = workerData as MapJobConfig;
   const vocabulary = config.vocab
     ? (await import("../vocab/lmdb-bridge.js")).openVocabulary(config.vocab)
