@@ -1,6 +1,6 @@
 // Lowers the CPU priority of the calling thread (Linux), so a busy map worker never holds the event loop off a core.
 import { readlinkSync } from "node:fs";
-import { setPriority } from "node:os";
+import { getPriority, setPriority } from "node:os";
 
 /**
  * Gives the calling thread nice `niceness` (default 5: about a third of the CPU weight of a normal thread
@@ -13,7 +13,8 @@ export function lowerThreadPriority(niceness = 5): boolean {
   try {
     const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
     if (!Number.isInteger(tid) || tid <= 0) return false;
-    setPriority(tid, niceness);
+    // Never raise it: a server started under `nice 10` keeps its workers there.
+    setPriority(tid, Math.max(getPriority(tid), niceness));
     return true;
   } catch {
     return false;
