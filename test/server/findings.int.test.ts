@@ -165,6 +165,36 @@ describe("F8: ids and strings a store cannot keep exactly", () => {
     });
   });
 
+  it("a pushed id is 1-200 characters without control characters: anything else is a 422 naming it", async () => {
+    const ids = ["", "x".repeat(201), "sm\u0001", "sm\n1"];
+    const r = await push(ids.map((id) => ({ id, source_column: "c" })));
+    expect(r.status).toBe(422);
+    const control = { msg: "string must not contain control characters", type: "value_error.str.regex" };
+    expect(r.json).toEqual({
+      detail: [
+        {
+          loc: ["body", "items", 0, "id"],
+          msg: "ensure this value has at least 1 characters",
+          type: "value_error.any_str.min_length",
+        },
+        {
+          loc: ["body", "items", 1, "id"],
+          msg: "ensure this value has at most 200 characters",
+          type: "value_error.any_str.max_length",
+        },
+        { loc: ["body", "items", 2, "id"], ...control },
+        { loc: ["body", "items", 3, "id"], ...control },
+      ],
+    });
+    // 200 characters, or a UUID, are ids like any other.
+    const ok = await push([
+      { id: "y".repeat(200), source_column: "long_id" },
+      { id: "0b8e7a52-3c1d-4f7e-9a26-5d0c2f6b8e11", source_column: "uuid_id" },
+    ]);
+    expect(ok.status).toBe(200);
+    expect((await h.request("GET", itemPath(h, "schema", "y".repeat(200)))).status).toBe(200);
+  });
+
   it("odd but well-formed Unicode is stored exactly: the same push twice is unchanged the second time", async () => {
     const odd = [
       "emoji \u{1f9ec}\u{1f3fd}",
