@@ -6,7 +6,12 @@ import { CrossmapProvider, type ProvidedCrossmap } from "../crossmap/provider.js
 import type { SourceRecord } from "../crossmap/types.js";
 import { AppError, type Problem } from "../errors.js";
 import { parseJson, stringifyJson } from "../pipeline/json.js";
-import { type ConceptOverlay, compileOverlay, type OverlayEntry, type UnreviewedMode } from "../transforms/overlay.js";
+import {
+  type ConceptOverlay,
+  compileOverlay,
+  type OverlayEntry,
+  type UnreviewedMode,
+} from "../transforms/overlay.js";
 import type { VocabularyBridge } from "../vocab/bridge.js";
 import { checkJsonDepth, invalidJson } from "./json-depth.js";
 import { crossMapBody, projectCrossMapBody } from "./schemas.js";
@@ -230,7 +235,8 @@ export function createJobRunner(
       };
       send({ id, kind: "started", run });
       started = true;
-      if (job.decisions && !decisions) throw new Error("the project's decisions did not reach the map worker");
+      if (job.decisions && !decisions)
+        throw new Error("the project's decisions did not reach the map worker");
       const overlay = decisions?.overlay(run.unreviewed);
       const response = provided.crossmap.withOverlay(overlay, () => mapRequest(req, provided));
       // Records may hold bigint ids, which JSON.stringify refuses; stringifyJson writes them digit for digit.
