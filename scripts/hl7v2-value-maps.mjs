@@ -62,8 +62,12 @@ export const MAPS = [
     csv: "OrderControlCode[ServiceRequest.status]",
     shape: "code",
     about: "HL7 table 0119 (order control, ORC-1) -> request status",
-    extra: { RXE: "unknown", RXO: "unknown" },
-    reasons: { "RXE, RXO": "an order without an ORC says nothing of its status: unknown (FHIR requires one)" },
+    extra: { RXE: "unknown", RXO: "unknown", OBR: "unknown" },
+    default: "unknown",
+    reasons: {
+      "RXE, RXO, OBR": "an order without an ORC says nothing of its status: unknown (FHIR requires one)",
+      "(any other)": "a control code that states no order status (SC status changed, OK, UA ...): unknown",
+    },
   },
   {
     name: "table0123",

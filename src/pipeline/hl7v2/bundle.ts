@@ -273,6 +273,10 @@ export function messageToBundle(
     }
     kept.push(t);
   }
+  // A record gathered into another (a text line into its report) is no entry of its own: references to it
+  // (a report's result list naming every OBX) are removed, so every reference still resolves.
+  const written = new Set(kept.map((t) => t.place.fullUrl));
+  for (const item of items) if (!written.has(item.place.fullUrl)) dropped.add(item.place.fullUrl);
   const entries: TargetRecord[] = [];
   const resources: TargetRecord[] = [];
   const targets: string[] = [];

@@ -51,7 +51,7 @@ describe("the HL7 v2 samples", () => {
         checked++;
       }
     }
-    expect(checked).toBe(151);
+    expect(checked).toBe(222);
   });
 
   it("give every resource of every message (not only ADT/ORU/VXU) to the validators without a problem", () => {
@@ -85,23 +85,27 @@ describe("the HL7 v2 samples", () => {
     expect(es.map((e) => e.resource.resourceType)).toEqual([
       "MessageHeader",
       "Patient",
+      "Account",
       "DiagnosticReport",
+      "ServiceRequest",
       ...Array(5).fill("Observation"),
       "Specimen",
       "DiagnosticReport",
+      "ServiceRequest",
       ...Array(5).fill("Observation"),
       "Specimen",
     ]);
-    const report = es[2]?.resource as Record<string, unknown>;
-    expect(report.result).toEqual(es.slice(3, 8).map((e) => ({ reference: e.fullUrl })));
-    expect(report.specimen).toEqual([{ reference: es[8]?.fullUrl }]);
+    const report = es[3]?.resource as Record<string, unknown>;
+    expect(report.result).toEqual(es.slice(5, 10).map((e) => ({ reference: e.fullUrl })));
+    expect(report.specimen).toEqual([{ reference: es[10]?.fullUrl }]);
+    expect(report.basedOn).toMatchObject([{ reference: es[4]?.fullUrl }]);
     // This sender writes the report time in OBR-23 and "F" in OBR-26, one field late: nothing is guessed.
     expect(report).toMatchObject({
       status: "unknown",
       identifier: [{ value: "890775544" }, { value: "855238581" }],
     });
     expect(report.issued).toBeUndefined();
-    expect(es[4]?.resource).toMatchObject({
+    expect(es[6]?.resource).toMatchObject({
       status: "final",
       code: {
         coding: [{ system: "http://loinc.org", code: "23761-0", display: "NEUTROPHILS/100 LEUKOCYTES" }],
@@ -123,18 +127,17 @@ describe("the HL7 v2 samples", () => {
     const summary = new Hl7v2Summary();
     for (const rs of results.values()) for (const r of rs) summary.add(r);
     const json = summary.toJSON();
-    expect(json).toMatchObject({ messages: 22, bundles: 22, resources: 277, malformed_messages: [] });
+    expect(json).toMatchObject({ messages: 22, bundles: 22, resources: 399, malformed_messages: [] });
     expect(json.incomplete_resources).toEqual([{ type: "OBX", position: "OUL-R22-01.hl7#1/18 OBX" }]);
     expect(json.unmapped_segments).toEqual({
-      TQ1: 7,
+      TQ1: 4,
+      RXR: 1,
       CTI: 4,
       RGS: 3,
       RXC: 3,
-      CTD: 2,
-      NTE: 2,
-      RXR: 2,
       CDO: 1,
       CON: 1,
+      CTD: 2,
     });
   });
 });
