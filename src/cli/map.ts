@@ -169,13 +169,16 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
           flags.unreviewed ?? "ignore",
         );
   const warnings: Problem[] = [];
-  const plan = await loadPlan(spec, warnings);
+  // HL7 v2 comes in messages: a first crossmap may gather within each message before --via maps on.
+  const er7 = (source: string) =>
+    flags.format === "hl7v2" || (flags.format === undefined && defaultsToEr7(source, files));
+  const plan = await loadPlan(spec, warnings, er7);
   // Printed once, here: a typo in a crossmap's names maps to nothing without an error in any record.
   for (const w of warnings) process.stderr.write(`crossmap map: ${formatProblem(w)}\n`);
   const record = projectRun
     ? (await import("./map-project.js")).projectRecorder(projectRun, spec, plan, flags.quiet === true)
     : undefined;
-  if (flags.format === "hl7v2" || (flags.format === undefined && defaultsToEr7(plan.source, files))) {
+  if (flags.format === "hl7v2" || er7(plan.source)) {
     // Imported only here: the ER7 reader and its HL7 v2 tables cost every other run start-up time.
     const { hl7v2MapCommand } = await import("../pipeline/hl7v2/command.js");
     return hl7v2MapCommand(

@@ -134,9 +134,14 @@ export async function loadLegs(spec: PlanSpec, warnings?: Problem[]): Promise<Cr
  * `warnings`, the legs that are not built-in (those are checked by the test suite) are also checked
  * against the standard definitions, and what they lack is pushed there.
  */
-export async function loadPlan(spec: PlanSpec, warnings?: Problem[]): Promise<MappingPlan> {
+export async function loadPlan(
+  spec: PlanSpec,
+  warnings?: Problem[],
+  /** Whether input of this source standard comes in units (HL7 v2 messages): see ComposeOptions. */
+  units?: (source: string) => boolean,
+): Promise<MappingPlan> {
   const legs = await loadLegs(spec, warnings);
-  const plan = composePlan(legs);
+  const plan = composePlan(legs, { units: legs[0] !== undefined && units?.(legs[0].source) === true });
   if ((spec.from && spec.from !== plan.source) || (spec.to && spec.to !== plan.target)) {
     throw new AppError(
       400,

@@ -48,12 +48,35 @@ export interface MappingPlan {
   readonly gaps: ReadonlyMap<string, string>;
   /** The entity a file name stands for (`PERSON.csv` -> `person`), compared without case. */
   entityForFileName(fileName: string): string | undefined;
-  /** The last leg's gathering (earlier legs may not gather: their records are mapped on, one by one). */
+  /** The last leg's gathering (an earlier leg gathers only in `stages`, per unit). */
+  readonly gather: GatherPlan;
+  /**
+   * Set only when an earlier leg gathers, which `units` allows: the chain cut after each gathering leg.
+   * A unit's records (an HL7 v2 message's) are mapped by the first stage and gathered within the unit;
+   * the records that stage writes are then mapped by the next stage, and so on.
+   */
+  readonly stages?: readonly PlanStage[];
+}
+
+/** Some legs of a chain, ending with the only one of them that may gather. */
+export interface PlanStage {
+  mapperFor(entity: string): EntityMapper | undefined;
   readonly gather: GatherPlan;
 }
 
+export interface ComposeOptions {
+  /**
+   * The input comes in units that gathering completes within (HL7 v2: one message -> one Bundle), so a
+   * leg before the last may gather: its records are complete at the end of each unit and go on from there.
+   * Without units there is no point before the end of the run where an earlier leg's parents are complete.
+   */
+  units?: boolean;
+}
+
+const gathers = (leg: CrossmapLike): boolean => leg.gatherPlan !== undefined && leg.gatherPlan.rules.size > 0;
+
 /** Chains crossmaps: each leg's target standard must be the next leg's source standard. */
-export function composePlan(legs: readonly CrossmapLike[]): MappingPlan {
+export function composePlan(legs: readonly CrossmapLike[], options: ComposeOptions = {}): MappingPlan {
   const first = legs[0];
   const last = legs[legs.length - 1];
   if (!first || !last) throw new AppError(400, "invalid_plan", "a mapping plan needs at least one crossmap");
@@ -68,14 +91,14 @@ export function composePlan(legs: readonly CrossmapLike[]): MappingPlan {
       );
     }
   }
-  for (const leg of legs.slice(0, -1)) {
-    if (leg.gatherPlan && leg.gatherPlan.rules.size > 0) {
-      throw new AppError(
-        400,
-        "invalid_plan",
-        `${describe(leg)} gathers records into others; only the last crossmap of a --via chain may gather`,
-      );
-    }
+  const inner = legs.slice(0, -1).filter(gathers);
+  const refused = options.units ? undefined : inner[0];
+  if (refused) {
+    throw new AppError(
+      400,
+      "invalid_plan",
+      `${describe(refused)} gathers records into others; only the last crossmap of a --via chain may gather`,
+    );
   }
   const entities = first.entities();
   const byLowerName = new Map(entities.map((e) => [e.toLowerCase(), e]));
@@ -96,8 +119,11 @@ export function composePlan(legs: readonly CrossmapLike[]): MappingPlan {
     }
   }
 
+  const stages = inner.length > 0 ? stagesOf(legs) : undefined;
   const build = (entity: string): EntityMapper | undefined => {
     if (!entities.includes(entity) || gaps.has(entity)) return undefined;
+    // Staged, the next legs see a unit's records only once they are gathered: this maps the first stage.
+    if (stages) return stages[0]?.mapperFor(entity);
     const multi =
       legs.length > 1 &&
       (first.mapper(entity).multi === true ||
@@ -127,7 +153,22 @@ export function composePlan(legs: readonly CrossmapLike[]): MappingPlan {
       return byLowerName.get(base.toLowerCase());
     },
     gather: last.gatherPlan ?? EMPTY_GATHER_PLAN,
+    ...(stages ? { stages } : {}),
   };
+}
+
+/** Cuts the chain after each leg that gathers; every stage is a plan of its own (without inner gathering). */
+function stagesOf(legs: readonly CrossmapLike[]): PlanStage[] {
+  const out: PlanStage[] = [];
+  let from = 0;
+  legs.forEach((leg, i) => {
+    if (i === legs.length - 1 || gathers(leg)) {
+      const part = composePlan(legs.slice(from, i + 1));
+      out.push({ mapperFor: (e) => part.mapperFor(e), gather: part.gather });
+      from = i + 1;
+    }
+  });
+  return out;
 }
 
 function chain(sourceEntity: string, targetEntity: string, mappers: RecordMapper[]): EntityMapper {

@@ -49,3 +49,42 @@ describe("composePlan", () => {
     expect(plan.mapperFor("person")?.targetEntity).toBe("PERSON");
   });
 });
+
+describe("composePlan with a gathering leg before the last", () => {
+  // A first leg that gathers (text lines into their document): its parents are complete only at the end
+  // of a unit, so the plan is cut into stages there, or refused when the input has no units.
+  const gathering = {
+    ...crossmapOf("omop_cdm_v5.4", "fhir_r4", [personToPatient()]),
+    gatherPlan: {
+      rules: new Map([["line.DocumentReference", []]]),
+      parents: new Set(["doc.DocumentReference"]),
+    },
+  };
+
+  it("refuses it where no unit boundary exists", () => {
+    expect(() => composePlan([gathering, fhirToOpenehr])).toThrow(
+      "crossmap omop_cdm_v5.4 -> fhir_r4 gathers records into others; only the last crossmap of a --via chain may gather",
+    );
+  });
+
+  it("with units, cuts the chain after the gathering leg: the first stage maps, the next maps its records", () => {
+    const plan = composePlan([gathering, fhirToOpenehr], { units: true });
+    expect(plan.stages).toHaveLength(2);
+    const [first, second] = plan.stages ?? [];
+    expect(first?.gather).toBe(gathering.gatherPlan);
+    expect(plan.mapperFor("person")?.targetEntity).toBe("Patient");
+    expect(first?.mapperFor("person")?.targetEntity).toBe("Patient");
+    expect(second?.mapperFor("Patient")?.map({ id: "7", gender: "female" }).value).toEqual({
+      _type: "PERSON",
+      uid: "7",
+      sex: "female",
+    });
+    expect(second?.mapperFor("person")).toBeUndefined();
+  });
+
+  it("needs no stages when only the last leg gathers", () => {
+    const last = { ...fhirToOpenehr, gatherPlan: gathering.gatherPlan };
+    expect(composePlan([omopToFhir, last]).stages).toBeUndefined();
+    expect(composePlan([omopToFhir, last], { units: true }).stages).toBeUndefined();
+  });
+});

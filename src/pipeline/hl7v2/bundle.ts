@@ -21,19 +21,32 @@ export type BundleType = "collection" | "transaction" | "message";
  * The mapper of a segment type, or undefined when nothing maps it. The pipeline's MappingPlan has this
  * shape (so `--via` chains work), and `segmentMappers` adapts a single Crossmap.
  */
+/** What maps one record of a stage: a plan's EntityMapper, or a crossmap's RecordMapper. */
+export interface StageMapper {
+  readonly targetEntity: string;
+  map(record: SourceRecord, position?: Position): MapResult;
+  readonly multi?: boolean;
+  mapAll?(record: SourceRecord, position?: Position): MapAllResult;
+}
+
+/**
+ * The mapper of a segment type, or undefined when nothing maps it. The pipeline's MappingPlan has this
+ * shape (so `--via` chains work), and `segmentMappers` adapts a single Crossmap.
+ */
 export interface SegmentMappers {
   /** The segments each entity reads through another (`PID.$ctx.child.PD1.4`, `RXE.$ctx.seg.ORC.5`). */
   readonly reads?: SegmentReads;
-  mapperFor(entity: string):
-    | {
-        readonly targetEntity: string;
-        map(record: SourceRecord, position?: Position): MapResult;
-        readonly multi?: boolean;
-        mapAll?(record: SourceRecord, position?: Position): MapAllResult;
-      }
-    | undefined;
+  mapperFor(entity: string): StageMapper | undefined;
   /** Gathering within a message (a multi-line text report into one document). */
   readonly gather?: GatherPlan;
+  /**
+   * A `--via` chain whose earlier crossmap gathers (MappingPlan.stages): `mapperFor` maps the segments (the
+   * first stage), and each later stage maps the records the one before wrote, once gathered in the message.
+   */
+  readonly stages?: readonly {
+    mapperFor(entity: string): StageMapper | undefined;
+    readonly gather: GatherPlan;
+  }[];
 }
 
 /** `$ctx.seg.ORC` / `$ctx.child.TQ1` steps of a source path, in order. */
@@ -134,15 +147,125 @@ interface Produced {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** What a mapped record is made from: a segment, or (in a later stage) a record an earlier stage wrote. */
+interface Origin {
+  ctx: SegmentContext;
+  /** `<segment type>` or the earlier record's entity: output keys are `<entity>.<output name>`. */
+  entity: string;
+  /** The fullUrl its first output takes (what `$ctx.ref` points at for a segment). */
+  fullUrl: string;
+  /** The value other outputs' fullUrls are derived from. */
+  seed: string;
+}
+
 /**
- * The fullUrl of one produced resource: the segment's own for its first output (as references to segments
+ * The fullUrl of one produced resource: the origin's own for its first output (as references to segments
  * in `$ctx.ref` expect), `urn:uuid:<id>` for a resource whose id is a UUID (a derived id), else one derived
- * from the segment and the output.
+ * from the origin and the output.
  */
-function fullUrlOf(ctx: SegmentContext, output: string, index: number, value: TargetRecord): string {
+function fullUrlOf(origin: Origin, output: string, index: number, value: TargetRecord): string {
   if (typeof value.id === "string" && UUID.test(value.id)) return `urn:uuid:${value.id}`;
-  if (index === 0) return ctx.fullUrl;
-  return `urn:uuid:${String(deriveId([ctx.id], output, "uuid"))}`;
+  if (index === 0) return origin.fullUrl;
+  return `urn:uuid:${String(deriveId([origin.seed], output, "uuid"))}`;
+}
+
+/** What one message's mapping collects besides its resources. */
+interface Collected {
+  issues: MappingIssue[];
+  incomplete: MessageResult["incomplete"];
+  /** fullUrls of resources left out: references to them are removed. */
+  dropped: Set<string>;
+}
+
+/** Maps one record and appends what it yields to `items`; an output lacking a required field is left out. */
+function produce(
+  mapper: StageMapper,
+  record: SourceRecord,
+  origin: Origin,
+  items: GatherItem<Produced>[],
+  out: Collected,
+): void {
+  const { ctx } = origin;
+  if (mapper.multi === true && mapper.mapAll !== undefined) {
+    const r = mapper.mapAll(record, ctx.position);
+    for (const i of r.issues) out.issues.push(i);
+    // A missing required field leaves out the output it belongs to (the issue's target starts with its name).
+    const missing = r.issues.filter((i) => i.code === "missing_required").map((i) => i.target.split(".")[0]);
+    r.outputs.forEach((o, index) => {
+      const name = o.output.slice(origin.entity.length + 1);
+      const fullUrl = fullUrlOf(origin, o.output, index, o.value);
+      if (missing.includes(name)) {
+        out.incomplete.push({ type: ctx.type, position: ctx.position });
+        out.dropped.add(fullUrl);
+        return;
+      }
+      const produced: Produced = { ctx, fullUrl, dedupe: o.dedupe === true };
+      if (o.id !== undefined) produced.id = o.id;
+      const item: GatherItem<Produced> = {
+        output: o.output,
+        entity: o.entity,
+        value: o.value,
+        place: produced,
+      };
+      if (o.key !== undefined) item.key = o.key;
+      if (o.into !== undefined) item.into = o.into;
+      items.push(item);
+    });
+    return;
+  }
+  const r = mapper.map(record, ctx.position);
+  for (const i of r.issues) out.issues.push(i);
+  if (r.issues.some((i) => i.code === "missing_required")) {
+    out.incomplete.push({ type: ctx.type, position: ctx.position });
+    out.dropped.add(origin.fullUrl);
+    return;
+  }
+  items.push({
+    output: `${origin.entity}.${mapper.targetEntity}`,
+    entity: mapper.targetEntity,
+    value: r.value,
+    place: { ctx, fullUrl: origin.fullUrl, dedupe: false },
+  });
+}
+
+/**
+ * Completes one stage within the message: children into their parents (orphans reported), then one record
+ * per (type, derived id) for outputs with `dedupe` (references already agree on its id). Returns the
+ * records the stage writes, in order.
+ */
+function settle(plan: GatherPlan, items: GatherItem<Produced>[], out: Collected): GatherItem<Produced>[] {
+  const outcome = gather(plan, items);
+  for (const o of outcome.orphans) {
+    out.dropped.add(o.place.fullUrl);
+    out.issues.push({
+      record: o.place.ctx.position,
+      field: o.place.ctx.type,
+      target: o.output,
+      code: "orphan_record",
+      severity: "error",
+      message: `${o.output} was to be gathered into a record of this message with key ${JSON.stringify(o.into?.key)}, which the message does not produce; it was not written`,
+    });
+  }
+  const byId = new Map<string, GatherItem<Produced>>();
+  const kept: GatherItem<Produced>[] = [];
+  for (const t of outcome.top) {
+    const id = t.place.id;
+    if (t.place.dedupe && id !== undefined) {
+      const k = `${t.entity}\u0000${String(id)}`;
+      const first = byId.get(k);
+      if (first) {
+        fillIn(first.value, t.value);
+        continue;
+      }
+      byId.set(k, t);
+    }
+    kept.push(t);
+  }
+  // A record gathered into another (a text line into its report) is no entry of its own: references to it
+  // (a report's result list naming every OBX) are removed, so every reference still resolves.
+  const written = new Set(kept.map((t) => t.place.fullUrl));
+  for (const item of items) if (!written.has(item.place.fullUrl)) out.dropped.add(item.place.fullUrl);
+  return kept;
 }
 
 export interface BundleOptions {
@@ -182,7 +305,8 @@ export function messageToBundle(
   const issues: MappingIssue[] = [];
   const unmapped = new Map<string, number>();
   const incomplete: MessageResult["incomplete"] = [];
-  const dropped = new Set<string>();
+  const collected: Collected = { issues, incomplete, dropped: new Set() };
+  const dropped = collected.dropped;
   const items: GatherItem<Produced>[] = [];
   const consumed = consumedRecords(msg, mappers);
   for (const record of msg.segments) {
@@ -202,81 +326,32 @@ export function messageToBundle(
       });
       continue;
     }
-    if (mapper.multi === true && mapper.mapAll !== undefined) {
-      const r = mapper.mapAll(record, ctx.position);
-      for (const i of r.issues) issues.push(i);
-      // A missing required field leaves out the output it belongs to (the issue's target starts with its name).
-      const missing = r.issues
-        .filter((i) => i.code === "missing_required")
-        .map((i) => i.target.split(".")[0]);
-      r.outputs.forEach((o, index) => {
-        const name = o.output.slice(ctx.type.length + 1);
-        const fullUrl = fullUrlOf(ctx, o.output, index, o.value);
-        if (missing.includes(name)) {
-          incomplete.push({ type: ctx.type, position: ctx.position });
-          dropped.add(fullUrl);
-          return;
-        }
-        const produced: Produced = { ctx, fullUrl, dedupe: o.dedupe === true };
-        if (o.id !== undefined) produced.id = o.id;
-        const item: GatherItem<Produced> = {
-          output: o.output,
-          entity: o.entity,
-          value: o.value,
-          place: produced,
-        };
-        if (o.key !== undefined) item.key = o.key;
-        if (o.into !== undefined) item.into = o.into;
-        items.push(item);
-      });
-      continue;
-    }
-    const r = mapper.map(record, ctx.position);
-    for (const i of r.issues) issues.push(i);
-    if (r.issues.some((i) => i.code === "missing_required")) {
-      incomplete.push({ type: ctx.type, position: ctx.position });
-      dropped.add(ctx.fullUrl);
-      continue;
-    }
-    items.push({
-      output: `${ctx.type}.${mapper.targetEntity}`,
-      entity: mapper.targetEntity,
-      value: r.value,
-      place: { ctx, fullUrl: ctx.fullUrl, dedupe: false },
-    });
+    produce(mapper, record, { ctx, entity: ctx.type, fullUrl: ctx.fullUrl, seed: ctx.id }, items, collected);
   }
-  const outcome = gather(mappers.gather ?? EMPTY_GATHER_PLAN, items);
-  for (const o of outcome.orphans) {
-    dropped.add(o.place.fullUrl);
-    issues.push({
-      record: o.place.ctx.position,
-      field: o.place.ctx.type,
-      target: o.output,
-      code: "orphan_record",
-      severity: "error",
-      message: `${o.output} was to be gathered into a record of this message with key ${JSON.stringify(o.into?.key)}, which the message does not produce; it was not written`,
-    });
-  }
-  // Deduplication: one resource per (type, derived id) in the message; references already agree on its id.
-  const byId = new Map<string, GatherItem<Produced>>();
-  const kept: GatherItem<Produced>[] = [];
-  for (const t of outcome.top) {
-    const id = t.place.id;
-    if (t.place.dedupe && id !== undefined) {
-      const k = `${t.entity}\u0000${String(id)}`;
-      const first = byId.get(k);
-      if (first) {
-        fillIn(first.value, t.value);
+  const stages = mappers.stages;
+  let kept = settle(stages?.[0]?.gather ?? mappers.gather ?? EMPTY_GATHER_PLAN, items, collected);
+  // A --via chain whose earlier crossmap gathers: its records are complete now, at the end of the message.
+  for (const stage of stages?.slice(1) ?? []) {
+    const next: GatherItem<Produced>[] = [];
+    for (const t of kept) {
+      const { ctx, fullUrl } = t.place;
+      const mapper = stage.mapperFor(t.entity);
+      if (mapper === undefined) {
+        dropped.add(fullUrl);
+        issues.push({
+          record: ctx.position,
+          field: ctx.type,
+          target: t.entity,
+          code: "unmapped_resource",
+          severity: "warning",
+          message: `${t.entity} made of segment ${ctx.type} is left out: the next crossmap of the --via chain has no mapping for ${t.entity}`,
+        });
         continue;
       }
-      byId.set(k, t);
+      produce(mapper, t.value, { ctx, entity: t.entity, fullUrl, seed: fullUrl }, next, collected);
     }
-    kept.push(t);
+    kept = settle(stage.gather, next, collected);
   }
-  // A record gathered into another (a text line into its report) is no entry of its own: references to it
-  // (a report's result list naming every OBX) are removed, so every reference still resolves.
-  const written = new Set(kept.map((t) => t.place.fullUrl));
-  for (const item of items) if (!written.has(item.place.fullUrl)) dropped.add(item.place.fullUrl);
   const entries: TargetRecord[] = [];
   const resources: TargetRecord[] = [];
   const targets: string[] = [];

@@ -54,10 +54,16 @@ export async function hl7v2MapCommand(
 ): Promise<number> {
   // With --via, the plan has no mapper for a segment whose resource the next crossmap does not take (a
   // MessageHeader into OMOP): it is reported as an unmapped segment.
-  const mapperFor = (e: string) => plan.mapperFor(e);
-  const mappers: SegmentMappers = crossmapFile
-    ? { reads: segmentReadsOfDocument(parse(await readFile(crossmapFile, "utf8"))), mapperFor }
-    : { ...(plan.reads ? { reads: plan.reads } : {}), mapperFor };
+  const reads = crossmapFile
+    ? segmentReadsOfDocument(parse(await readFile(crossmapFile, "utf8")))
+    : plan.reads;
+  const mappers: SegmentMappers = {
+    mapperFor: (e: string) => plan.mapperFor(e),
+    ...(reads ? { reads } : {}),
+    // Without it a text report's lines would be orphans: the message is where they gather.
+    ...(plan.gather ? { gather: plan.gather } : {}),
+    ...(plan.stages ? { stages: plan.stages } : {}),
+  };
   const bundle = (flags.bundle ?? "collection") as BundleType;
   if (bundle !== "collection" && bundle !== "transaction" && bundle !== "message") {
     throw new AppError(
