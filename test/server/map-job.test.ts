@@ -45,7 +45,9 @@ describe("a map worker's job runner", () => {
   const run = (jobs: Omit<MapJob, "id">[]) => {
     const runner = createJobRunner({ maxRecords: 10 });
     const replies: MapReply[] = [];
-    jobs.forEach((job, i) => runner({ ...job, id: i + 1 }, (r) => replies.push(r)));
+    jobs.forEach((job, i) => {
+      runner({ ...job, id: i + 1 }, (r) => replies.push(r));
+    });
     return replies.filter((r) => r.kind !== "started");
   };
 
