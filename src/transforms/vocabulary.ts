@@ -36,6 +36,12 @@ const config = z
      */
     fallback_terminology: z.string().min(1).optional(),
     fallback_text_field: z.string().min(1).optional(),
+    /**
+     * Used only when no vocabulary is configured: dv_coded_text output becomes a DV_TEXT of
+     * `fallback_text_field` (the row's *_source_value): without a vocabulary neither the rubric nor the
+     * terminology is known, and a concept id is no code of any terminology openEHR names.
+     */
+    fallback_dv_text: z.boolean().optional(),
   })
   .strict();
 type Config = z.infer<typeof config>;
@@ -57,6 +63,20 @@ export const vocabularyLookup: TransformDefinition<Config> = {
             : { coding: [{ system, code: String(id) }] };
         };
       }
+      if (cfg.fallback_dv_text && output === "dv_coded_text") {
+        if (!cfg.fallback_text_field) throw new Error("fallback_dv_text needs fallback_text_field");
+        const textOf = ctx.compileSourcePath(cfg.fallback_text_field);
+        const field = cfg.fallback_text_field;
+        return (v, record) => {
+          const text = scalarKey(textOf(record));
+          return text
+            ? { _type: "DV_TEXT", value: text }
+            : fail(
+                "missing_value",
+                `no vocabulary to render concept ${describeValue(v)}, and ${field} is absent`,
+              );
+        };
+      }
       if (cfg.fallback_terminology && output === "dv_coded_text") {
         const terminology = cfg.fallback_terminology;
         const textOf = cfg.fallback_text_field ? ctx.compileSourcePath(cfg.fallback_text_field) : undefined;
@@ -76,7 +96,7 @@ export const vocabularyLookup: TransformDefinition<Config> = {
         };
       }
       throw new Error(
-        "no vocabulary bridge configured: pass --vocab DIR (or give fallback_system for codeable_concept output, fallback_terminology for dv_coded_text)",
+        "no vocabulary bridge configured: pass --vocab DIR (or give fallback_system for codeable_concept output, fallback_terminology or fallback_dv_text for dv_coded_text)",
       );
     }
     return lookup(vocab, cfg, output, ctx.overlay);

@@ -1,98 +1,247 @@
-// The built-in OMOP -> openEHR crossmap against every row of the six mapped Synthea27Nj tables: each result
-// must be RM-valid canonical JSON of the expected type, with no mapping issue.
-import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+// The built-in OMOP CDM v5.4 -> openEHR 1.0.4 crossmap on the bundled Synthea27Nj sample folder with the
+// sample vocabulary, run as the CLI runs it: every object written must be a COMPOSITION of a shipped
+// template or an EHR_STATUS, valid against the ITS-JSON schema, the RM rules and its operational template;
+// every clinical row an entry in the composition of its visit (or of its person's day); coded items with
+// the concept name as rubric under the terminology openEHR names.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUILTIN_DIR } from "../../src/crossmap/catalog.js";
-import type { Crossmap } from "../../src/crossmap/crossmap.js";
 import { loadCrossmapFile } from "../../src/crossmap/load.js";
-import type { MappingIssue } from "../../src/crossmap/types.js";
-import { omopRows } from "../support/omop.js";
-import { openehrProblems } from "../support/openehr.js";
+import { builtinTemplates, OpenehrValidator } from "../../src/openehr/check/validator.js";
+import { buildVocabulary } from "../../src/vocab/build.js";
+import { OMOP_SAMPLE_DIR, omopRows } from "../support/omop.js";
+import {
+  compositions,
+  entriesByArchetype,
+  expectGoldenComposition,
+  issueCounts,
+  type Json,
+  type MapRun,
+  mapToOpenehr,
+  sourceId,
+} from "../support/openehr-output.js";
 
-const TABLES: Record<string, string> = {
-  person: "PERSON",
-  visit_occurrence: "COMPOSITION",
-  condition_occurrence: "EVALUATION",
-  drug_exposure: "INSTRUCTION",
-  measurement: "OBSERVATION",
-  procedure_occurrence: "ACTION",
+/** Clinical tables and the id column each row is known by in feeder_audit. */
+const CLINICAL: Record<string, string> = {
+  condition_occurrence: "condition_occurrence_id",
+  drug_exposure: "drug_exposure_id",
+  procedure_occurrence: "procedure_occurrence_id",
+  measurement: "measurement_id",
+  observation: "observation_id",
 };
 
-let cm: Crossmap;
+const tmp = mkdtempSync(join(tmpdir(), "crossmap-omop-openehr-"));
+const vocab = join(tmp, "vocab");
+let sample: MapRun;
 beforeAll(async () => {
-  cm = await loadCrossmapFile(join(BUILTIN_DIR, "omop_cdm_v5.4-to-openehr_1.0.4.yaml"));
-});
+  await buildVocabulary({ sourceDir: resolve("vocab"), outDir: vocab });
+  sample = await mapToOpenehr(["--from", "omop_cdm_v5.4", "--vocab", vocab], [OMOP_SAMPLE_DIR]);
+}, 300_000);
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-describe("OMOP CDM v5.4 -> openEHR 1.0.4 on the Synthea27Nj sample", () => {
-  for (const [table, rmType] of Object.entries(TABLES)) {
-    it(`maps every ${table} row to an RM-valid ${rmType}`, () => {
-      const mapper = cm.mapper(table);
-      const invalid: string[] = [];
-      const issues: MappingIssue[] = [];
-      omopRows(table).forEach((row, i) => {
-        const { value, issues: found } = mapper.map(row, i + 2);
-        issues.push(...found);
-        const problems = openehrProblems(value, rmType);
-        if (problems.length > 0) invalid.push(`row ${i + 2}: ${problems.join("; ")}`);
-      });
-      expect(invalid.slice(0, 5)).toEqual([]);
-      expect(issues.slice(0, 5)).toEqual([]);
-    });
-  }
+/** `type:id` of the row an entry was made from. */
+const rowOf = (e: Json): string => {
+  const id = e.feeder_audit.originating_system_item_ids[0];
+  return `${id.type}:${id.id}`;
+};
 
-  it("writes a condition as a problem/diagnosis with its OMOP concept, onset, resolution and row id", () => {
-    const row = omopRows("condition_occurrence")[0] as Record<string, string>;
-    const { value } = cm.mapper("condition_occurrence").map(row);
-    expect(value.archetype_node_id).toBe("openEHR-EHR-EVALUATION.problem_diagnosis.v1");
-    expect(value.subject).toEqual({
-      _type: "PARTY_SELF",
-      external_ref: {
-        _type: "PARTY_REF",
-        namespace: "omop_cdm_v5.4",
-        type: "PERSON",
-        id: { _type: "GENERIC_ID", scheme: "person_id", value: "1" },
-      },
+describe("OMOP CDM v5.4 -> openEHR 1.0.4 on the Synthea27Nj sample folder", () => {
+  it("writes only EHR_STATUS and COMPOSITIONs of the shipped templates, each valid against the RM schema, the RM rules and its template", () => {
+    const validator = new OpenehrValidator(builtinTemplates());
+    const invalid: string[] = [];
+    const kinds: Record<string, number> = {};
+    for (const o of sample.objects) {
+      const r = validator.check(o.value);
+      const kind = r.templateId ? `${r.type} ${r.templateId}` : r.type;
+      kinds[kind] = (kinds[kind] ?? 0) + 1;
+      for (const v of r.violations) invalid.push(`${o.where}: ${v.severity} ${v.path}: ${v.message}`);
+    }
+    expect(invalid.slice(0, 10)).toEqual([]);
+    expect(kinds).toEqual({
+      EHR_STATUS: 28,
+      "COMPOSITION crossmap.encounter.v1": 1791,
+      "COMPOSITION crossmap.event_summary.v1": 2,
     });
-    expect((value.data as { items: unknown[] }).items).toEqual([
-      {
-        _type: "ELEMENT",
-        archetype_node_id: "at0002",
-        name: { _type: "DV_TEXT", value: "Problem/Diagnosis name" },
-        value: {
-          _type: "DV_CODED_TEXT",
-          value: "65363002",
-          defining_code: {
-            _type: "CODE_PHRASE",
-            terminology_id: { _type: "TERMINOLOGY_ID", value: "OHDSI" },
-            code_string: "372328",
-          },
-        },
-      },
-      {
-        _type: "ELEMENT",
-        archetype_node_id: "at0077",
-        name: { _type: "DV_TEXT", value: "Date/time of onset" },
-        value: { _type: "DV_DATE_TIME", value: "2002-10-15T00:00:00Z" },
-      },
-      {
-        _type: "ELEMENT",
-        archetype_node_id: "at0030",
-        name: { _type: "DV_TEXT", value: "Date/time of resolution" },
-        value: { _type: "DV_DATE_TIME", value: "2003-03-20T00:00:00Z" },
-      },
-    ]);
-    expect(value.feeder_audit).toEqual({
-      _type: "FEEDER_AUDIT",
-      originating_system_audit: { _type: "FEEDER_AUDIT_DETAILS", system_id: "omop_cdm_v5.4" },
-      originating_system_item_ids: [
-        {
-          _type: "DV_IDENTIFIER",
-          issuer: "omop_cdm_v5.4",
-          assigner: "omop_cdm_v5.4",
-          type: "condition_occurrence_id",
-          id: "1",
-        },
+  });
+
+  it("puts every condition, drug, procedure, measurement and observation row into a composition as an entry", () => {
+    const inside = new Set(compositions(sample).flatMap((c: Json) => (c.content ?? []).map(rowOf)));
+    for (const [table, idColumn] of Object.entries(CLINICAL)) {
+      const missing = omopRows(table)
+        .map((r) => `${idColumn}:${r[idColumn]}`)
+        .filter((id) => !inside.has(id));
+      expect(missing.slice(0, 5), table).toEqual([]);
+    }
+    expect(sample.summary).toMatchObject({
+      records_in: 22960,
+      records_out: 1821,
+      records_failed: 0,
+      errors: 0,
+    });
+    // Synthea's few pulse and respiration rates with decimals are rounded to the archetypes' whole numbers.
+    expect(issueCounts(sample)).toEqual({ precision_reduced: 5 });
+    expect(sample.code).toBe(0);
+  });
+
+  it("gathers each row into the composition of its visit, and a row without a visit into its person's day", () => {
+    const visitOf = new Map<string, string | undefined>();
+    for (const [table, idColumn] of Object.entries(CLINICAL))
+      for (const r of omopRows(table)) visitOf.set(`${idColumn}:${r[idColumn]}`, r.visit_occurrence_id);
+    const misplaced: string[] = [];
+    const days: [string, string, string[]][] = [];
+    for (const c of compositions(sample)) {
+      if (c.name.value === "Event summary") {
+        days.push([sourceId(c) as string, c.context.start_time.value, (c.content ?? []).map(rowOf)]);
+        for (const e of c.content) if (visitOf.get(rowOf(e)) !== undefined) misplaced.push(rowOf(e));
+      } else
+        for (const e of c.content ?? []) if (visitOf.get(rowOf(e)) !== sourceId(c)) misplaced.push(rowOf(e));
+    }
+    expect(misplaced).toEqual([]);
+    expect(days).toEqual([
+      ["10", "2022-07-03T00:00:00Z", ["condition_occurrence_id:137"]],
+      [
+        "10",
+        "2022-07-04T00:00:00Z",
+        ["drug_exposure_id:375", "drug_exposure_id:376", "drug_exposure_id:377", "drug_exposure_id:378"],
       ],
+    ]);
+  });
+
+  it("routes measurements by concept to the vital-signs archetypes and lab results; observations to story", () => {
+    expect(entriesByArchetype(sample)).toEqual({
+      "openEHR-EHR-ACTION.procedure.v1": 1649,
+      "openEHR-EHR-EVALUATION.problem_diagnosis.v1": 470,
+      "openEHR-EHR-INSTRUCTION.medication_order.v3": 883,
+      "openEHR-EHR-OBSERVATION.blood_pressure.v2": 1452,
+      "openEHR-EHR-OBSERVATION.body_mass_index.v2": 438,
+      "openEHR-EHR-OBSERVATION.body_temperature.v2": 37,
+      "openEHR-EHR-OBSERVATION.body_weight.v2": 511,
+      "openEHR-EHR-OBSERVATION.height.v2": 496,
+      "openEHR-EHR-OBSERVATION.laboratory_test_result.v1": 6156,
+      "openEHR-EHR-OBSERVATION.pulse.v2": 468,
+      "openEHR-EHR-OBSERVATION.pulse_oximetry.v1": 14,
+      "openEHR-EHR-OBSERVATION.respiration.v2": 468,
+      "openEHR-EHR-OBSERVATION.story.v1": 8099,
     });
+  });
+
+  it("writes coded items with the concept name as rubric under SNOMED-CT, LOINC or RxNorm, never OHDSI concept ids", () => {
+    const text = sample.objects.map((o) => JSON.stringify(o.value)).join("\n");
+    expect(text).not.toContain("OHDSI");
+    const terminologies = new Set(
+      [...text.matchAll(/"terminology_id":\{"_type":"TERMINOLOGY_ID","value":"([^"]+)"/g)].map((m) => m[1]),
+    );
+    expect([...terminologies].sort()).toEqual([
+      "IANA_character-sets",
+      "ISO_3166-1",
+      "ISO_639-1",
+      "LOINC",
+      "RxNorm",
+      "SNOMED-CT",
+      "local",
+      "openehr",
+    ]);
+    const condition = compositions(sample)
+      .flatMap((c: Json) => c.content ?? [])
+      .find((e: Json) => rowOf(e) === "condition_occurrence_id:1");
+    expect(condition.data.items[0]).toEqual({
+      _type: "ELEMENT",
+      archetype_node_id: "at0002",
+      name: { _type: "DV_TEXT", value: "Problem/Diagnosis name" },
+      value: {
+        _type: "DV_CODED_TEXT",
+        value: "Otitis media",
+        defining_code: {
+          _type: "CODE_PHRASE",
+          terminology_id: { _type: "TERMINOLOGY_ID", value: "SNOMED-CT" },
+          code_string: "65363002",
+        },
+      },
+    });
+  });
+
+  it("without a vocabulary writes a coded item as the DV_TEXT of the row's source value", async () => {
+    const cm = await loadCrossmapFile(join(BUILTIN_DIR, "omop_cdm_v5.4-to-openehr_1.0.4.yaml"));
+    const row = omopRows("condition_occurrence")[0] as Record<string, string>;
+    const mapper = cm.mapper("condition_occurrence");
+    if (!mapper.mapAll) throw new Error("condition_occurrence has several outputs");
+    const { outputs, issues } = mapper.mapAll(row, 2);
+    expect(issues).toEqual([]);
+    const entry = outputs[0]?.value as Json;
+    expect(entry.data.items[0].value).toEqual({ _type: "DV_TEXT", value: "65363002" });
+  });
+
+  it("takes language, territory and composer from --param, and reports a row whose visit is not in the run", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "crossmap-omop-openehr-param-"));
+    try {
+      const visits = join(dir, "visit_occurrence.csv");
+      const conditions = join(dir, "condition_occurrence.csv");
+      writeFileSync(
+        visits,
+        "visit_occurrence_id,person_id,visit_concept_id,visit_start_date,visit_start_datetime,visit_type_concept_id\n" +
+          "7,1,9202,2020-02-14,2020-02-14 09:30:00,44818517\n",
+      );
+      writeFileSync(
+        conditions,
+        "condition_occurrence_id,person_id,condition_concept_id,condition_start_date,condition_type_concept_id,visit_occurrence_id,condition_source_value\n" +
+          "1,1,372328,2020-02-14,38000175,7,65363002\n" +
+          "2,1,372328,2020-02-15,38000175,8,65363002\n",
+      );
+      const run = await mapToOpenehr(
+        [
+          "--from",
+          "omop_cdm_v5.4",
+          "--param",
+          "language=de",
+          "--param",
+          "territory=DE",
+          "--param",
+          "composer=Dr. Ada Lovelace",
+        ],
+        [visits, conditions],
+      );
+      const cs = compositions(run);
+      expect(cs.map((c: Json) => [c.language.code_string, c.territory.code_string, c.composer.name])).toEqual(
+        [["de", "DE", "Dr. Ada Lovelace"]],
+      );
+      expect(cs[0].content.map((e: Json) => [rowOf(e), e.language.code_string])).toEqual([
+        ["condition_occurrence_id:1", "de"],
+      ]);
+      expect(run.issues).toEqual([
+        {
+          file: conditions,
+          line: 3,
+          entity: "condition_occurrence",
+          code: "orphan_record",
+          severity: "error",
+          message:
+            'condition_occurrence.problem_diagnosis was to be gathered into visit_occurrence.encounter with key "8", which no record of the run produced; it was not written',
+        },
+      ]);
+      expect(run.code).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  describe("golden compositions, one per archetype", () => {
+    for (const id of [
+      "openEHR-EHR-EVALUATION.problem_diagnosis.v1",
+      "openEHR-EHR-INSTRUCTION.medication_order.v3",
+      "openEHR-EHR-ACTION.procedure.v1",
+      "openEHR-EHR-OBSERVATION.blood_pressure.v2",
+      "openEHR-EHR-OBSERVATION.body_weight.v2",
+      "openEHR-EHR-OBSERVATION.height.v2",
+      "openEHR-EHR-OBSERVATION.body_mass_index.v2",
+      "openEHR-EHR-OBSERVATION.pulse.v2",
+      "openEHR-EHR-OBSERVATION.respiration.v2",
+      "openEHR-EHR-OBSERVATION.body_temperature.v2",
+      "openEHR-EHR-OBSERVATION.pulse_oximetry.v1",
+      "openEHR-EHR-OBSERVATION.laboratory_test_result.v1",
+      "openEHR-EHR-OBSERVATION.story.v1",
+    ])
+      it(id, () => expectGoldenComposition(sample, "omop", id));
   });
 });

@@ -84,4 +84,20 @@ describe("vocabulary_lookup", () => {
       coding: [{ system: "https://fhir-terminology.ohdsi.org", code: "201826" }],
     });
   });
+  it("without a bridge, fallback_dv_text writes a DV_TEXT of the source value; with one, never", () => {
+    const config = { output: "dv_coded_text", fallback_dv_text: true, fallback_text_field: "src" };
+    const t = transformer("vocabulary_lookup", config);
+    expect(t(201826, { src: "44054006" }).out).toEqual({ _type: "DV_TEXT", value: "44054006" });
+    expect(t(201826).issues[0]).toMatchObject({
+      code: "missing_value",
+      message: "no vocabulary to render concept 201826, and src is absent",
+    });
+    // This bridge renders no DV_CODED_TEXT: the failure is reported, not papered over with the source value.
+    expect(
+      transformer("vocabulary_lookup", config, { vocabulary: bridge })(201826, { src: "x" }).issues[0],
+    ).toMatchObject({
+      code: "concept_not_found",
+      message: "concept 201826 cannot be rendered",
+    });
+  });
 });
