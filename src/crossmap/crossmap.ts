@@ -57,6 +57,14 @@ export class Crossmap {
     return this.plan(sourceEntity).targetEntity;
   }
 
+  /**
+   * The target entities a record of the entity may become, distinct, in document order, comma-separated
+   * ("measurement,observation"): what a run or a response names when an entity routes or fans out.
+   */
+  targetEntities(sourceEntity: string): string {
+    return [...new Set(this.plan(sourceEntity).outputs.map((o) => o.targetEntity))].join(",");
+  }
+
   /** Every output a record of the entity may produce, in document order. */
   outputs(sourceEntity: string): OutputInfo[] {
     return this.plan(sourceEntity).outputs;

@@ -179,7 +179,7 @@ export function mapRequest(req: CrossMapRequest, provided: ProvidedCrossmap) {
     source_standard: req.source_standard,
     target_standard: req.target_standard,
     source_entity: req.source_entity,
-    target_entity: batch.targetEntity,
+    target_entity: provided.crossmap.targetEntities(req.source_entity),
     total: batch.results.length,
     // Only for entities that may produce several records or none (see docs/api.md): the spec's one-to-one
     // response stays exactly as it was.
@@ -228,7 +228,7 @@ export function createJobRunner(
         source_standard: req.source_standard,
         target_standard: req.target_standard,
         source_entity: req.source_entity,
-        target_entity: provided.crossmap.targetEntity(req.source_entity),
+        target_entity: provided.crossmap.targetEntities(req.source_entity),
         record_count: req.records.length,
         crossmap_file: provided.file,
         unreviewed: req.unreviewed ?? "ignore",

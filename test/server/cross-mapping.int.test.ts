@@ -330,12 +330,27 @@ field_map:
       source_standard: "s",
       target_standard: "t",
       source_entity: "obs",
-      target_entity: "M",
+      target_entity: "M,C",
       total: 3,
       result_entities: ["M", ["M", "C", "C"], null],
       produced: 4,
       issues: [],
     });
+  });
+  it("a project run of an entity that routes names every target entity it may produce", async () => {
+    const body = {
+      source_standard: "s",
+      target_standard: "t",
+      source_entity: "obs",
+      crossmap: FANOUT,
+      records: [{ v: 1 }],
+    };
+    const r = await h.request("POST", `/api/v1/cross-mapping/projects/${h.projectId}/map`, { body });
+    expect(r.status).toBe(200);
+    const runId = (r.json as { run_id: string }).run_id;
+    const hist = await h.request("GET", `/api/v1/cross-mapping/projects/${h.projectId}`);
+    const run = (hist.json as { runs: Record<string, unknown>[] }).runs.find((x) => x.id === runId);
+    expect(run).toMatchObject({ source_entity: "obs", target_entity: "M,C", record_count: 1 });
   });
   it("takes parameter values in the body, and refuses parameters the crossmap does not declare", async () => {
     const crossmap =
