@@ -47,6 +47,7 @@ export function mapBatch(
         const item: GatherItem<number> = { output: o.output, entity: o.entity, value: o.value, place: i };
         if (o.key !== undefined) item.key = o.key;
         if (o.into !== undefined) item.into = o.into;
+        if (o.id !== undefined) item.id = String(o.id);
         held.push(item);
       } else
         (perRecord[i] as { value: TargetRecord; entity: string }[]).push({

@@ -87,6 +87,8 @@ export const OutputSchema = z
     key: keyParts.optional(),
     into: z.union([IntoRuleSchema, z.array(IntoRuleSchema).min(1)]).optional(),
     dedupe: z.boolean().optional(),
+    /** With dedupe: lists at these paths of a merged record are appended to the first's (else the first's stay). */
+    merge_append: z.array(z.string().min(1)).min(1).optional(),
     description: z.string().optional(),
   })
   .strict();

@@ -56,7 +56,7 @@ export class Gatherer {
       const rule = this.options.plan.rules.get(h.output)?.[h.into.rule];
       return `${rule?.parent ?? ""}\u0000${h.into.key}`;
     }
-    return `${h.output}\u0000${h.key ?? ""}`;
+    return `${this.options.plan.groups?.get(h.output) ?? h.output}\u0000${h.key ?? ""}`;
   }
 
   async add(held: readonly HeldRecord[]): Promise<void> {
@@ -157,6 +157,7 @@ export class Gatherer {
       };
       if (h.key !== undefined) g.key = h.key;
       if (h.into !== undefined) g.into = h.into;
+      if (h.id !== undefined) g.id = h.id;
       return g;
     });
     const outcome = gather(this.options.plan, gatherItems);

@@ -171,6 +171,7 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
           };
           if (o.key !== undefined) held.key = o.key;
           if (o.into !== undefined) held.into = o.into;
+          if (o.id !== undefined) held.id = String(o.id);
           result.held ??= [];
           result.held.push(held);
           continue;

@@ -74,6 +74,8 @@ export interface HeldRecord {
   json: string;
   key?: string;
   into?: { rule: number; key: string };
+  /** The derived id (outputs with `id`), for merging siblings with one id. */
+  id?: string;
   /** Where its source record was, for issues. */
   place: { file: string; line?: number; entry?: number; entity?: string };
 }

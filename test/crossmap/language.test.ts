@@ -250,6 +250,134 @@ describe("gathering", () => {
   });
 });
 
+describe("merging siblings by id", () => {
+  // Two rows of one reading (systolic, diastolic): one entry in their visit with both values and both row ids.
+  const text = doc(
+    [
+      "  visit: {target: COMPOSITION, key: id}",
+      "  m:",
+      "    target: OBSERVATION",
+      '    into: {parent: COMPOSITION, key: visit_id, at: "content[+]"}',
+      "    id: {source: [person, time], salt: bp, format: text}",
+      "    dedupe: true",
+      '    merge_append: ["data.items", "ids"]',
+    ].join("\n"),
+    [
+      "  visit.id: {target: COMPOSITION.uid}",
+      '  m.row: {target: "OBSERVATION.ids[+]"}',
+      "  m.time: {target: OBSERVATION.time}",
+      '  m.sys: {target: "OBSERVATION.data.items[+]"}',
+      '  m.dia: {target: "OBSERVATION.data.items[+]"}',
+    ].join("\n"),
+  );
+  const run = (records: { entity: string; record: Record<string, unknown> }[]) => {
+    const cm = parseCrossmap(text);
+    const items = records.flatMap(({ entity, record }, i) =>
+      (cm.mapper(entity).mapAll?.(record, i) ?? { outputs: [] }).outputs.map((o) => ({ ...o, place: i })),
+    );
+    return gather(cm.gatherPlan, items);
+  };
+  it("merges children of one parent with one id into the first: lists appended, the rest filled in", () => {
+    const g = run([
+      { entity: "visit", record: { id: 1 } },
+      { entity: "m", record: { row: 10, visit_id: 1, person: "p", time: "t1", sys: 120 } },
+      { entity: "m", record: { row: 11, visit_id: 1, person: "p", time: "t1", dia: 80 } },
+      { entity: "m", record: { row: 12, visit_id: 1, person: "p", time: "t2", sys: 130 } },
+    ]);
+    expect(g.top.map((t) => t.value)).toEqual([
+      {
+        uid: 1,
+        content: [
+          { ids: [10, 11], time: "t1", data: { items: [120, 80] } },
+          { ids: [12], time: "t2", data: { items: [130] } },
+        ],
+      },
+    ]);
+    expect(g.merged).toBe(1);
+  });
+  it("keeps children with one id apart when they go into different parents", () => {
+    const g = run([
+      { entity: "visit", record: { id: 1 } },
+      { entity: "visit", record: { id: 2 } },
+      { entity: "m", record: { row: 10, visit_id: 1, person: "p", time: "t1", sys: 120 } },
+      { entity: "m", record: { row: 11, visit_id: 2, person: "p", time: "t1", dia: 80 } },
+    ]);
+    expect(g.top.map((t) => (t.value.content as unknown[]).length)).toEqual([1, 1]);
+    expect(g.merged).toBe(0);
+  });
+  it("without merge_append, the first's lists stay as they are", () => {
+    const cm = parseCrossmap(text.replace('    merge_append: ["data.items", "ids"]\n', ""));
+    const items = [
+      { entity: "visit", record: { id: 1 } },
+      { entity: "m", record: { row: 10, visit_id: 1, person: "p", time: "t1", sys: 120 } },
+      { entity: "m", record: { row: 11, visit_id: 1, person: "p", time: "t1", dia: 80 } },
+    ].flatMap(({ entity, record }, i) =>
+      (cm.mapper(entity).mapAll?.(record, i) ?? { outputs: [] }).outputs.map((o) => ({ ...o, place: i })),
+    );
+    expect(gather(cm.gatherPlan, items).top[0]?.value.content).toEqual([
+      { ids: [10], time: "t1", data: { items: [120] } },
+    ]);
+  });
+  it("refuses merge_append without dedupe, and a path with [+]", () => {
+    expect(loadError(text.replace("    dedupe: true\n", ""))).toContain(
+      "entity_map.m.merge_append: merge_append says how records are merged: it needs dedupe: true",
+    );
+    expect(loadError(text.replace('"data.items", "ids"', '"data.items[+]"'))).toContain(
+      'entity_map.m.merge_append[0]: "data.items[+]": a list to append to is named without [+] or [=]',
+    );
+  });
+});
+
+describe("one group of parents across entities", () => {
+  // Rows of two tables without a visit: one composition per person and day, whichever table made it first.
+  const day = (entity: string) =>
+    [
+      `  ${entity}:`,
+      `    - target: ${entity.toUpperCase()}`,
+      '      into: {parent: day, key: [person, date], at: "content[+]"}',
+      "    - {target: COMPOSITION, name: day, key: [person, date], dedupe: true}",
+    ].join("\n");
+  const text = doc(
+    `${day("cond")}\n${day("drug")}`,
+    [
+      "  cond.code: {target: COND.code}",
+      "  cond.date: {target: day.start}",
+      "  drug.code: {target: DRUG.code}",
+      "  drug.date: {target: day.start}",
+      "  drug.person: {target: day.person}",
+    ].join("\n"),
+  );
+  it("merges parents of outputs with one name, key and dedupe from several entities, and gathers every child into it", () => {
+    const cm = parseCrossmap(text);
+    const items = [
+      { entity: "cond", record: { code: "c1", person: "p", date: "2020-01-01" } },
+      { entity: "drug", record: { code: "d1", person: "p", date: "2020-01-01" } },
+      { entity: "drug", record: { code: "d2", person: "p", date: "2020-01-02" } },
+      { entity: "cond", record: { code: "c2", person: "p", date: "2020-01-01" } },
+    ].flatMap(({ entity, record }, i) =>
+      (cm.mapper(entity).mapAll?.(record, i) ?? { outputs: [] }).outputs.map((o) => ({ ...o, place: i })),
+    );
+    const g = gather(cm.gatherPlan, items);
+    expect(g.top.map((t) => t.value)).toEqual([
+      { start: "2020-01-01", person: "p", content: [{ code: "c1" }, { code: "d1" }, { code: "c2" }] },
+      { start: "2020-01-02", person: "p", content: [{ code: "d2" }] },
+    ]);
+    expect(g.merged).toBe(2);
+  });
+  it("still refuses a name of several outputs that are not all keyed and deduplicated", () => {
+    expect(
+      loadError(
+        text.replace(
+          "    - {target: COMPOSITION, name: day, key: [person, date], dedupe: true}",
+          "    - {target: COMPOSITION, name: day, key: [person, date]}",
+        ),
+      ),
+    ).toContain(
+      '"day" names outputs of several entities (cond.day, drug.day); write it as <source entity>.<output name>, or give each of them a key and dedupe: true to make them one group of parents',
+    );
+  });
+});
+
 describe("load errors for each kind of mistake, located", () => {
   it("a field target naming no output of its entity", () => {
     expect(

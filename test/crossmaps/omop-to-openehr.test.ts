@@ -41,11 +41,10 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-/** `type:id` of the row an entry was made from. */
-const rowOf = (e: Json): string => {
-  const id = e.feeder_audit.originating_system_item_ids[0];
-  return `${id.type}:${id.id}`;
-};
+/** `type:id` of each row an entry was made from (two for a blood pressure: systolic and diastolic). */
+const rowsOf = (e: Json): string[] =>
+  e.feeder_audit.originating_system_item_ids.map((id: Json) => `${id.type}:${id.id}`);
+const rowOf = (e: Json): string => rowsOf(e)[0] as string;
 
 describe("OMOP CDM v5.4 -> openEHR 1.0.4 on the Synthea27Nj sample folder", () => {
   it("writes only EHR_STATUS and COMPOSITIONs of the shipped templates, each valid against the RM schema, the RM rules and its template", () => {
@@ -67,7 +66,7 @@ describe("OMOP CDM v5.4 -> openEHR 1.0.4 on the Synthea27Nj sample folder", () =
   });
 
   it("puts every condition, drug, procedure, measurement and observation row into a composition as an entry", () => {
-    const inside = new Set(compositions(sample).flatMap((c: Json) => (c.content ?? []).map(rowOf)));
+    const inside = new Set(compositions(sample).flatMap((c: Json) => (c.content ?? []).flatMap(rowsOf)));
     for (const [table, idColumn] of Object.entries(CLINICAL)) {
       const missing = omopRows(table)
         .map((r) => `${idColumn}:${r[idColumn]}`)
@@ -96,7 +95,8 @@ describe("OMOP CDM v5.4 -> openEHR 1.0.4 on the Synthea27Nj sample folder", () =
         days.push([sourceId(c) as string, c.context.start_time.value, (c.content ?? []).map(rowOf)]);
         for (const e of c.content) if (visitOf.get(rowOf(e)) !== undefined) misplaced.push(rowOf(e));
       } else
-        for (const e of c.content ?? []) if (visitOf.get(rowOf(e)) !== sourceId(c)) misplaced.push(rowOf(e));
+        for (const e of c.content ?? [])
+          for (const row of rowsOf(e)) if (visitOf.get(row) !== sourceId(c)) misplaced.push(row);
     }
     expect(misplaced).toEqual([]);
     expect(days).toEqual([
@@ -114,7 +114,7 @@ describe("OMOP CDM v5.4 -> openEHR 1.0.4 on the Synthea27Nj sample folder", () =
       "openEHR-EHR-ACTION.procedure.v1": 1649,
       "openEHR-EHR-EVALUATION.problem_diagnosis.v1": 470,
       "openEHR-EHR-INSTRUCTION.medication_order.v3": 883,
-      "openEHR-EHR-OBSERVATION.blood_pressure.v2": 1452,
+      "openEHR-EHR-OBSERVATION.blood_pressure.v2": 726,
       "openEHR-EHR-OBSERVATION.body_mass_index.v2": 438,
       "openEHR-EHR-OBSERVATION.body_temperature.v2": 37,
       "openEHR-EHR-OBSERVATION.body_weight.v2": 511,
@@ -125,6 +125,35 @@ describe("OMOP CDM v5.4 -> openEHR 1.0.4 on the Synthea27Nj sample folder", () =
       "openEHR-EHR-OBSERVATION.respiration.v2": 468,
       "openEHR-EHR-OBSERVATION.story.v1": 8099,
     });
+  });
+
+  it("merges the systolic and diastolic rows of one reading into one blood_pressure.v2 OBSERVATION", () => {
+    const rows = omopRows("measurement");
+    const bps = compositions(sample)
+      .flatMap((c: Json) => c.content ?? [])
+      .filter((e: Json) => e.archetype_node_id === "openEHR-EHR-OBSERVATION.blood_pressure.v2");
+    // In input order: a diastolic row before its systolic row gives Diastolic first (the archetype's items are unordered).
+    const bad = bps.filter((e: Json) => {
+      const [sys, dia] = rowsOf(e)
+        .map((r) => rows.find((m) => `measurement_id:${m.measurement_id}` === r))
+        .sort(
+          (a, b) =>
+            Number(b?.measurement_concept_id === "3004249") - Number(a?.measurement_concept_id === "3004249"),
+        );
+      const items = e.data.events[0].data.items;
+      const element = (name: string) => items.find((i: Json) => i.name.value === name)?.value.magnitude;
+      return !(
+        sys?.measurement_concept_id === "3004249" &&
+        dia?.measurement_concept_id === "3012888" &&
+        sys.person_id === dia.person_id &&
+        sys.measurement_datetime === dia.measurement_datetime &&
+        items.length === 2 &&
+        element("Systolic") === Math.round(Number(sys.value_as_number)) &&
+        element("Diastolic") === Math.round(Number(dia.value_as_number))
+      );
+    });
+    expect(bps).toHaveLength(726);
+    expect(bad.map(rowsOf).slice(0, 5)).toEqual([]);
   });
 
   it("writes coded items with the concept name as rubric under SNOMED-CT, LOINC or RxNorm, never OHDSI concept ids", () => {

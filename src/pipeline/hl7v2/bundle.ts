@@ -209,6 +209,7 @@ function produce(
       };
       if (o.key !== undefined) item.key = o.key;
       if (o.into !== undefined) item.into = o.into;
+      if (o.id !== undefined) item.id = String(o.id);
       items.push(item);
     });
     return;
