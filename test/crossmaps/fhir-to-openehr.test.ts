@@ -196,6 +196,45 @@ describe("FHIR R4 -> openEHR 1.0.4 on the Synthea sample Bundles", () => {
     expect(extras.code).toBe(1);
   });
 
+  it("writes an allergy's first reaction as a CLUSTER adverse_reaction_event.v1 in the reaction event slot", () => {
+    const allergy = compositions(extras)
+      .flatMap((c: Json) => c.content ?? [])
+      .find((e: Json) => sourceId(e) === "a1c3e5f7-0b2d-4f6a-9c8e-7d5b3a1f9e2c");
+    const cluster = allergy.data.items.find(
+      (i: Json) => i.archetype_node_id === "openEHR-EHR-CLUSTER.adverse_reaction_event.v1",
+    );
+    expect(cluster.items).toEqual([
+      {
+        _type: "ELEMENT",
+        archetype_node_id: "at0006",
+        name: { _type: "DV_TEXT", value: "Manifestation" },
+        value: {
+          _type: "DV_CODED_TEXT",
+          value: "Wheal",
+          defining_code: {
+            _type: "CODE_PHRASE",
+            terminology_id: { _type: "TERMINOLOGY_ID", value: "SNOMED-CT" },
+            code_string: "247472004",
+          },
+        },
+      },
+      {
+        _type: "ELEMENT",
+        archetype_node_id: "at0010",
+        name: { _type: "DV_TEXT", value: "Severity of reaction" },
+        value: {
+          _type: "DV_CODED_TEXT",
+          value: "Moderate",
+          defining_code: {
+            _type: "CODE_PHRASE",
+            terminology_id: { _type: "TERMINOLOGY_ID", value: "local" },
+            code_string: "at0012",
+          },
+        },
+      },
+    ]);
+  });
+
   it("takes language, territory and composer from --param", async () => {
     const run = await mapToOpenehr(
       [

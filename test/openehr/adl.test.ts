@@ -72,6 +72,7 @@ describe("ADL 1.4 archetypes", () => {
       "openEHR-EHR-INSTRUCTION.medication_order.v3",
       "openEHR-EHR-EVALUATION.adverse_reaction_risk.v2",
       "openEHR-EHR-OBSERVATION.pulse_oximetry.v1",
+      "openEHR-EHR-CLUSTER.adverse_reaction_event.v1",
     ];
     for (const id of ids) expect(parseArchetype(adl(id)).archetypeId).toBe(id);
   });
