@@ -25,6 +25,7 @@ const COMMANDS: { names: string[]; load: () => Promise<CommandRegistrar> }[] = [
   { names: ["export"], load: async () => (await import("./export.js")).registerExport },
   { names: ["import"], load: async () => (await import("./import.js")).registerImport },
   { names: ["revalidate"], load: async () => (await import("./revalidate.js")).registerRevalidate },
+  { names: ["worker"], load: async () => (await import("./worker.js")).registerWorker },
 ];
 
 /**

@@ -67,7 +67,10 @@ export async function recordProjectRun(
       status: facts.fatal === undefined ? "completed" : "failed",
       ...(facts.fatal === undefined ? {} : { error: `stopped at the first error: ${facts.fatal}` }),
       // Built-in crossmaps by their catalog name (as the server records them), others by their path.
-      crossmap_file: spec.crossmaps.map((f) => (f.startsWith(BUILTIN_DIR) ? basename(f) : f)).join(" + "),
+      crossmap_file: spec.crossmaps
+        .map((leg) => (typeof leg === "string" ? leg : leg.file))
+        .map((f) => (f.startsWith(BUILTIN_DIR) ? basename(f) : f))
+        .join(" + "),
       issue_count: Object.values(summary.issues_by_code).reduce((n, k) => n + k, 0),
       decision_snapshot: project.snapshot,
       vocabulary_release: spec.vocab ? await releaseOf(spec.vocab) : null,

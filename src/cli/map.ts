@@ -53,6 +53,9 @@ interface MapFlags {
   project?: string;
   dataDir: string;
   unreviewed?: UnreviewedMode;
+  nats?: string;
+  resume?: string;
+  inFlight?: string;
 }
 
 export function registerMap(program: Command): void {
@@ -140,6 +143,9 @@ export function registerMap(program: Command): void {
       "megabytes of records held for gathering before they are spilled to temporary files (default 256)",
       parseMegabytes,
     )
+    .option("--nats <url>", "map on `crossmap worker`s through NATS JetStream (docs/scale-out.md)")
+    .option("--resume <run>", "with --nats: go on with a stopped run, mapping only what it had not")
+    .option("--in-flight <n>", "with --nats: batches out to workers at once (default 64)")
     .action(async (files: string[], flags: MapFlags) => {
       process.exitCode = await mapCommand(files, flags);
     });
@@ -175,10 +181,12 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
   const plan = await loadPlan(spec, warnings, er7);
   // Printed once, here: a typo in a crossmap's names maps to nothing without an error in any record.
   for (const w of warnings) process.stderr.write(`crossmap map: ${formatProblem(w)}\n`);
+  if ((flags.resume || flags.inFlight) && !flags.nats) throw usage("--resume and --in-flight need --nats");
   const record = projectRun
     ? (await import("./map-project.js")).projectRecorder(projectRun, spec, plan, flags.quiet === true)
     : undefined;
   if (flags.format === "hl7v2" || er7(plan.source)) {
+    if (flags.nats) throw usage("--nats maps records; HL7 v2 feeds go through `crossmap stream`");
     // Imported only here: the ER7 reader and its HL7 v2 tables cost every other run start-up time.
     const { hl7v2MapCommand } = await import("../pipeline/hl7v2/command.js");
     return hl7v2MapCommand(
@@ -186,7 +194,7 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
       flags,
       plan,
       process,
-      spec.crossmaps[0],
+      typeof spec.crossmaps[0] === "object" ? spec.crossmaps[0].file : spec.crossmaps[0],
       record &&
         (async (summary, fatal) => {
           await record(summary, fatal, [undefined]);
@@ -237,7 +245,8 @@ async function runAndReport(
     : flags.output && flags.output !== "-"
       ? { kind: "file", path: flags.output }
       : { kind: "stdout" };
-  const { summary, fatal } = await runMap({
+  const mapRun = flags.nats ? (await import("../scale/coordinator.js")).natsRunner(flags) : runMap;
+  const { summary, fatal } = await mapRun({
     plan,
     planSpec: spec,
     inputs,

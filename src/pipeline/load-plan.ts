@@ -15,9 +15,15 @@ import {
 } from "../transforms/overlay.js";
 import { composePlan, type MappingPlan } from "./plan.js";
 
+/** A crossmap sent as text (to a NATS worker), named by the file it was read from for error messages. */
+export interface InlineCrossmap {
+  file: string;
+  text: string;
+}
+
 export interface PlanSpec {
-  /** Crossmap files, one per leg: [from->to], or [from->via, via->to]. Absolute paths. */
-  crossmaps: string[];
+  /** Crossmaps, one per leg: [from->to], or [from->via, via->to]. Absolute paths, or their text. */
+  crossmaps: (string | InlineCrossmap)[];
   /** A module registering custom transforms. */
   transforms?: string;
   /** A vocabulary index directory. */
@@ -107,20 +113,28 @@ export async function loadLegs(spec: PlanSpec, warnings?: Problem[]): Promise<Cr
   if (slot && spec.decisions)
     slot.current = compileOverlay(spec.decisions.entries, spec.decisions.unreviewed);
   const legs: Crossmap[] = [];
-  for (const file of spec.crossmaps) {
+  for (const leg of spec.crossmaps) {
+    const file = typeof leg === "string" ? leg : leg.file;
+    const builtin = resolve(file).startsWith(resolve(BUILTIN_DIR) + sep);
     const options = {
       transforms,
       ...(vocabulary ? { vocabulary } : {}),
       ...(spec.parameters ? { parameters: spec.parameters } : {}),
       ...(slot ? { overlay: slot } : {}),
     };
-    if (resolve(file).startsWith(resolve(BUILTIN_DIR) + sep)) {
+    if (typeof leg === "string" && builtin) {
       legs.push(await loadBuiltinCrossmap(file, options));
       continue;
     }
-    // Imported only for a crossmap of the user's: the YAML parser costs start-up a built-in does not pay.
-    const { loadCrossmapFile } = await import("../crossmap/load.js");
-    legs.push(await loadCrossmapFile(file, { ...options, ...(warnings ? { warnings } : {}) }));
+    // Imported only for a crossmap of the user's, or one sent inline by a NATS coordinator: the YAML parser
+    // costs start-up a built-in does not pay.
+    const { loadCrossmapFile, parseCrossmap } = await import("../crossmap/load.js");
+    const checked = { ...options, ...(warnings && !builtin ? { warnings } : {}) };
+    legs.push(
+      typeof leg === "string"
+        ? await loadCrossmapFile(leg, checked)
+        : parseCrossmap(leg.text, { ...checked, file: leg.file }),
+    );
   }
   checkParameters(
     legs.map((l) => l.document.parameters ?? {}),

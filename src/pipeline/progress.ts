@@ -12,9 +12,11 @@ export function createProgress(options: {
   enabled: boolean;
   totalBytes: number | undefined;
   stream: NodeJS.WriteStream;
+  /** Appended to the line, e.g. batches done and workers seen in a NATS run. */
+  note?: () => string;
 }): Progress {
   if (!options.enabled) return silent;
-  const { totalBytes, stream } = options;
+  const { totalBytes, stream, note } = options;
   const started = performance.now();
   let bytesRead = 0;
   let recordCount = 0;
@@ -30,7 +32,7 @@ export function createProgress(options: {
         ? `${formatBytes(bytesRead)} of ${formatBytes(totalBytes)} (${Math.floor((bytesRead * 100) / totalBytes)}%)`
         : formatBytes(bytesRead);
     stream.write(
-      `\r\x1b[K${recordCount.toLocaleString("en-US")} records  ${rate.toLocaleString("en-US")} records/s  ${read}`,
+      `\r\x1b[K${recordCount.toLocaleString("en-US")} records  ${rate.toLocaleString("en-US")} records/s  ${read}${note ? `  ${note()}` : ""}`,
     );
   };
   return {

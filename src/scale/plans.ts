@@ -1,0 +1,94 @@
+// A worker's compiled plans, keyed by the content hash of the run's crossmaps and stage options: each is
+// compiled once however many runs and batches use it. With --concurrency N the plan's batches go to the
+// pipeline's own thread pool (the main thread and N-1 worker threads), each thread compiling it once.
+import { readFile } from "node:fs/promises";
+import { loadPlan, type PlanSpec } from "../pipeline/load-plan.js";
+import { type BatchProcessor, inProcess, startMixed } from "../pipeline/pool.js";
+import { createBatchMapper } from "../pipeline/stage.js";
+import { version } from "../version.js";
+import { type RunDescriptor, sha256 } from "./run-record.js";
+
+export interface PlanOptions {
+  vocab?: string;
+  transforms?: string;
+  concurrency: number;
+}
+
+/** How many different plans stay compiled; the least recently used one is dropped (and its threads). */
+const KEEP = 4;
+
+export class PlanCache {
+  private readonly plans = new Map<string, Promise<BatchProcessor | string>>();
+  private transformsHash: Promise<string | undefined> | undefined;
+
+  constructor(private readonly options: PlanOptions) {}
+
+  get size(): number {
+    return this.plans.size;
+  }
+
+  /** The processor for a run's batches, or a sentence saying why this worker cannot map the run. */
+  async processorFor(d: RunDescriptor): Promise<BatchProcessor | string> {
+    const refusal = await this.refusal(d);
+    if (refusal) return refusal;
+    let entry = this.plans.get(d.plan_key);
+    if (entry) {
+      // Most recently used last.
+      this.plans.delete(d.plan_key);
+    } else {
+      entry = this.compile(d);
+      for (const [key, old] of this.plans) {
+        if (this.plans.size < KEEP) break;
+        this.plans.delete(key);
+        void old.then((p) => (typeof p === "string" ? undefined : p.close()));
+      }
+    }
+    this.plans.set(d.plan_key, entry);
+    return entry;
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.plans.values()];
+    this.plans.clear();
+    for (const p of await Promise.all(all)) if (typeof p !== "string") await p.close();
+  }
+
+  private async refusal(d: RunDescriptor): Promise<string | undefined> {
+    if (d.crossmap_version !== version) {
+      return `the run was started by crossmap ${d.crossmap_version}; this worker runs ${version}`;
+    }
+    if (d.vocabulary && this.options.vocab === undefined) {
+      return "the run uses a vocabulary index; start the worker with --vocab DIR (the same index)";
+    }
+    this.transformsHash ??= this.options.transforms
+      ? readFile(this.options.transforms).then(sha256)
+      : Promise.resolve(undefined);
+    const mine = await this.transformsHash;
+    if (d.transforms && mine !== d.transforms.sha256) {
+      return mine === undefined
+        ? `the run uses custom transforms (${d.transforms.file}); start the worker with --transforms and the same module`
+        : `the run's transform module (${d.transforms.file}) differs from this worker's --transforms ${this.options.transforms}`;
+    }
+    return undefined;
+  }
+
+  private async compile(d: RunDescriptor): Promise<BatchProcessor | string> {
+    const spec: PlanSpec = { crossmaps: d.crossmaps.map((c) => ({ file: c.file, text: c.text })) };
+    if (d.from) spec.from = d.from;
+    if (d.to) spec.to = d.to;
+    if (this.options.vocab) spec.vocab = this.options.vocab;
+    if (this.options.transforms && d.transforms) spec.transforms = this.options.transforms;
+    try {
+      const plan = await loadPlan(spec);
+      const mapBatch = createBatchMapper(plan, d.stage);
+      const n = this.options.concurrency;
+      return n === 1
+        ? inProcess(mapBatch)
+        : startMixed({ workers: n, mapBatch, init: { plan: spec, stage: d.stage } });
+    } catch (err) {
+      const text =
+        err instanceof Error && "describe" in err ? (err as { describe(): string }).describe() : String(err);
+      return `cannot compile the run's crossmaps: ${text}`;
+    }
+  }
+}

@@ -1,0 +1,161 @@
+// Test harness: a real `nats-server -js` (Debian's nats-server package) on a random loopback port with a
+// temp store, and long-running CLI processes (workers, feeds) whose output can be awaited line by line.
+// A missing server fails the tests: they never skip (.ci/run installs the package).
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const bin = fileURLToPath(new URL("../../bin/crossmap.js", import.meta.url));
+export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+
+function natsServerBinary(): string {
+  const candidates = [process.env.NATS_SERVER, "/usr/sbin/nats-server", "/usr/bin/nats-server"];
+  for (const c of candidates) if (c && existsSync(c)) return c;
+  for (const dir of (process.env.PATH ?? "").split(":")) {
+    if (dir && existsSync(join(dir, "nats-server"))) return join(dir, "nats-server");
+  }
+  throw new Error("nats-server not found: install it with `apt-get install -y nats-server` (.ci/run does)");
+}
+
+export interface NatsServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startNatsServer(): Promise<NatsServer> {
+  const dir = mkdtempSync(join(tmpdir(), "crossmap-nats-"));
+  const child = spawn(natsServerBinary(), ["-js", "-a", "127.0.0.1", "-p", "-1", "-sd", join(dir, "js")]);
+  let log = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`nats-server did not start:\n${log}`)), 20_000);
+    const onData = (d: Buffer) => {
+      log += d.toString();
+      const m = /Listening for client connections on ([\d.]+:\d+)/.exec(log);
+      if (m && /Server is ready/.test(log)) {
+        clearTimeout(timer);
+        resolve(`nats://${m[1]}`);
+      }
+    };
+    child.stderr.on("data", onData);
+    child.stdout.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`nats-server exited with ${code}:\n${log}`)));
+  });
+  return {
+    url,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGTERM");
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A CLI process left running: its output so far, and waits for a line or its exit. */
+export interface Proc {
+  child: ChildProcessWithoutNullStreams;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves when stderr matches (rejects after `ms` or on exit without a match). */
+  waitFor(pattern: RegExp, ms?: number): Promise<RegExpExecArray>;
+  exited(): Promise<number | null>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+const running = new Set<Proc>();
+
+export function startCli(args: string[]): Proc {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot });
+  child.stdin.end();
+  const out: Buffer[] = [];
+  let err = "";
+  const waiters: (() => void)[] = [];
+  child.stdout.on("data", (d: Buffer) => out.push(d));
+  child.stderr.on("data", (d: Buffer) => {
+    err += d.toString();
+    for (const w of waiters) w();
+  });
+  const exit = new Promise<number | null>((resolve) =>
+    child.on("close", (code) => {
+      running.delete(proc);
+      for (const w of waiters) w();
+      resolve(code);
+    }),
+  );
+  const proc: Proc = {
+    child,
+    stdout: () => Buffer.concat(out).toString("utf8"),
+    stderr: () => err,
+    waitFor: (pattern, ms = 60_000) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const m = pattern.exec(err);
+          if (m) {
+            done();
+            resolve(m);
+          } else if (child.exitCode !== null || child.signalCode !== null) {
+            done();
+            reject(new Error(`process exited before ${pattern}:\n${err}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`timed out waiting for ${pattern}:\n${err}`));
+        }, ms);
+        const done = () => {
+          clearTimeout(timer);
+          const i = waiters.indexOf(check);
+          if (i >= 0) waiters.splice(i, 1);
+        };
+        waiters.push(check);
+        check();
+      }),
+    exited: () => exit,
+    kill: (signal) => {
+      child.kill(signal);
+    },
+  };
+  running.add(proc);
+  return proc;
+}
+
+/** Kills every CLI process a test left running (afterEach/afterAll). */
+export async function killAll(): Promise<void> {
+  const all = [...running];
+  for (const p of all) p.kill("SIGKILL");
+  await Promise.all(all.map((p) => p.exited()));
+}
+
+/** A worker with a health port; resolves once it takes batches, with its health URL. */
+export async function startWorker(
+  url: string,
+  name: string,
+  extra: string[] = [],
+): Promise<{ proc: Proc; health: string }> {
+  const proc = startCli(["worker", "--nats", url, "--name", name, "--health-port", "127.0.0.1:0", ...extra]);
+  const m = await proc.waitFor(/health on (http:\/\/[\d.]+:\d+)/);
+  return { proc, health: m[1]! };
+}
+
+export async function health(url: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const r = await fetch(`${url}/healthz`);
+  return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+}
+
+/** Polls until `check` holds (every 50 ms, up to `ms`). */
+export async function until(
+  check: () => Promise<boolean> | boolean,
+  ms = 60_000,
+  what = "condition",
+): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
