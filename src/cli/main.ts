@@ -26,6 +26,7 @@ const COMMANDS: { names: string[]; load: () => Promise<CommandRegistrar> }[] = [
   { names: ["import"], load: async () => (await import("./import.js")).registerImport },
   { names: ["revalidate"], load: async () => (await import("./revalidate.js")).registerRevalidate },
   { names: ["worker"], load: async () => (await import("./worker.js")).registerWorker },
+  { names: ["stream", "publish"], load: async () => (await import("./stream.js")).registerStream },
 ];
 
 /**

@@ -121,20 +121,21 @@ export function natsFailure(what: string, err: unknown): AppError {
 }
 
 /**
- * Publishes and waits for the server to store the message, trying again after a timeout: the message id
- * makes a repeat harmless (the stream drops it as a duplicate within its duplicate window).
+ * Publishes and waits for the server to store the message, trying again after a timeout when it has a
+ * message id, which makes a repeat harmless (the stream drops it as a duplicate within its window).
  */
 export async function publishStored(
   nats: Nats,
   subject: string,
   payload: Uint8Array | string,
-  options: { msgID: string; headers?: MsgHdrs },
+  options: { msgID?: string; headers?: MsgHdrs },
 ): Promise<{ seq: number; duplicate: boolean }> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await nats.js.publish(subject, payload, options);
     } catch (err) {
-      if (!(err instanceof TimeoutError) || attempt === 3) throw err;
+      // Without a message id a second try could store the message twice.
+      if (!(err instanceof TimeoutError) || options.msgID === undefined || attempt === 3) throw err;
     }
   }
 }

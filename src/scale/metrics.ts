@@ -63,13 +63,21 @@ export class Metrics {
     return `${lines.join("\n")}\n`;
   }
 
-  /** `{name: value}` for metrics without labels; labelled ones as `{name: {labels: value}}`. */
+  /** `{name: value}` for metrics without labels; labelled ones as `{name: {label values: value}}`. */
   toJSON(): Record<string, number | Record<string, number>> {
     const out: Record<string, number | Record<string, number>> = {};
     for (const [name, m] of this.metrics) {
       const short = name.slice(this.prefix.length + 1);
-      if (m.values.size <= 1 && (m.values.size === 0 || m.values.has(""))) out[short] = m.values.get("") ?? 0;
-      else out[short] = Object.fromEntries(m.values);
+      if (m.values.size === 0 || (m.values.size === 1 && m.values.has(""))) {
+        out[short] = m.values.get("") ?? 0;
+        continue;
+      }
+      const byLabels: Record<string, number> = {};
+      // `{partition="A"}` -> `A`: the values alone, comma-separated.
+      for (const [labels, value] of m.values) {
+        byLabels[[...labels.matchAll(/="((?:[^"\\]|\\.)*)"/g)].map((x) => x[1]).join(",")] = value;
+      }
+      out[short] = byLabels;
     }
     return out;
   }

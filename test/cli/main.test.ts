@@ -18,6 +18,9 @@ const ALL = [
   "export",
   "import",
   "revalidate",
+  "worker",
+  "stream",
+  "publish",
 ];
 
 describe("crossmap: commands are loaded only when needed", () => {

@@ -87,7 +87,7 @@ export async function listHl7v2Inputs(inputs: string[]): Promise<string[]> {
   return out;
 }
 
-function issueOf(i: MappingIssue, file: string, r: ConvertResult & { ok: true }): Hl7v2Issue {
+export function issueOf(i: MappingIssue, file: string, r: ConvertResult & { ok: true }): Hl7v2Issue {
   const ctx = r.message.segments.find((s) => s.$ctx.position === i.record)?.$ctx;
   const where = ctx ? { message_index: ctx.message, segment: ctx.segment, segment_type: ctx.type } : {};
   const out: Hl7v2Issue = {
@@ -103,7 +103,7 @@ function issueOf(i: MappingIssue, file: string, r: ConvertResult & { ok: true })
   return out;
 }
 
-const malformedIssue = (m: MalformedMessage, file: string): Hl7v2Issue => ({
+export const malformedIssue = (m: MalformedMessage, file: string): Hl7v2Issue => ({
   file,
   message_index: m.index,
   segment: m.segment,

@@ -1,0 +1,197 @@
+// `crossmap stream`: a live feed. Each partition of the input subject (a sender) is read in order through
+// its own durable consumer; each message is converted and published to `<out>.<partition>` (or, when it
+// cannot be converted, to `<dead-letter>.<partition>` with its issues) and acked only once that is stored.
+import type { Consumer, ConsumerMessages, JsMsg } from "@nats-io/jetstream";
+import { headers } from "@nats-io/transport-node";
+import { stringifyJson } from "../pipeline/json.js";
+import type { FeedConverter } from "./feed-convert.js";
+import {
+  ensureFeedStream,
+  ensurePartitionConsumer,
+  listPartitions,
+  partitionConsumer,
+} from "./feed-streams.js";
+import { type HealthServer, startHealth } from "./health.js";
+import { connectNats, publishStored } from "./jetstream.js";
+import { Metrics } from "./metrics.js";
+import { HEADER } from "./names.js";
+import { onStopSignal } from "./signals.js";
+
+export interface FeedOptions {
+  url: string;
+  /** Names the consumers: processes with the same name share the partitions' consumers. */
+  name: string;
+  convert: FeedConverter;
+  in: string;
+  out: string;
+  deadLetter: string;
+  ackWait: number;
+  /** How often to look for new partitions (senders). */
+  discoverMs: number;
+  healthPort?: string;
+  stderr: NodeJS.WritableStream;
+}
+
+interface Partition {
+  name: string;
+  messages: ConsumerMessages;
+  done: Promise<void>;
+}
+
+export async function runFeed(options: FeedOptions): Promise<number> {
+  const nats = await connectNats(options.url, `crossmap stream ${options.name}`);
+  const log = (line: string) => options.stderr.write(`crossmap stream: ${line}\n`);
+  const metrics = new Metrics("crossmap_stream");
+  const count = {
+    messages: metrics.counter("messages_total", "Messages converted and published, by partition."),
+    dead: metrics.counter("dead_letters_total", "Messages sent to the dead-letter subject, by partition."),
+    redeliveries: metrics.counter("redeliveries_total", "Messages received that had been delivered before."),
+    warnings: metrics.counter("warnings_total", "Warning issues on published messages."),
+    convertSeconds: metrics.counter("convert_seconds_total", "Time spent converting messages."),
+    storeSeconds: metrics.counter("store_seconds_total", "Time spent waiting for outputs to be stored."),
+    failures: metrics.counter("failures_total", "Messages whose output could not be stored (redelivered)."),
+  };
+  const gauge = {
+    partitions: metrics.gauge("partitions", "Partitions (senders) being read."),
+    lag: metrics.gauge("lag", "Messages not yet delivered, by partition (the consumer's num_pending)."),
+  };
+  const partitions = new Map<string, Partition>();
+  let state: "ok" | "stopping" | "disconnected" = "ok";
+  const stopping = (): boolean => state === "stopping";
+  let health: HealthServer | undefined;
+  let inStream = "";
+
+  const handle = async (partition: string, m: JsMsg): Promise<void> => {
+    if (m.info.deliveryCount > 1) count.redeliveries();
+    const labels = { partition };
+    const started = performance.now();
+    const converted = options.convert(m.data, `${m.subject}#${m.seq}`);
+    const convertedAt = performance.now();
+    count.convertSeconds((convertedAt - started) / 1000);
+    const source = (h: ReturnType<typeof headers>, id: string | undefined) => {
+      h.set(HEADER.sourceSubject, m.subject);
+      h.set(HEADER.sourceSeq, String(m.seq));
+      if (id !== undefined) h.set(HEADER.sourceId, id);
+    };
+    try {
+      if (converted.kind === "out") {
+        for (const [i, o] of converted.outputs.entries()) {
+          const h = headers();
+          source(h, o.sourceId);
+          if (o.warnings > 0) h.set(HEADER.warnings, String(o.warnings));
+          count.warnings(o.warnings);
+          // Keyed by the input's place, so that a redelivered message is stored once.
+          const msgID = `${inStream}.${m.seq}.${i}`;
+          await publishStored(nats, `${options.out}.${partition}`, o.payload, { msgID, headers: h });
+        }
+        count.messages(1, labels);
+      } else {
+        const h = headers();
+        source(h, converted.sourceId);
+        const letter = {
+          source: { subject: m.subject, seq: m.seq, id: converted.sourceId ?? null },
+          issues: converted.issues,
+          message: new TextDecoder().decode(m.data),
+        };
+        await publishStored(nats, `${options.deadLetter}.${partition}`, stringifyJson(letter), {
+          msgID: `${inStream}.${m.seq}`,
+          headers: h,
+        });
+        count.dead(1, labels);
+      }
+    } catch (err) {
+      count.failures();
+      log(
+        `cannot store the output of ${m.subject} #${m.seq}: ${(err as Error).message}; it will be redelivered`,
+      );
+      m.nak(1000);
+      return;
+    }
+    count.storeSeconds((performance.now() - convertedAt) / 1000);
+    m.ack();
+  };
+
+  const follow = async (partition: string): Promise<void> => {
+    const consumerName = partitionConsumer(options.name, partition);
+    await ensurePartitionConsumer(
+      nats,
+      inStream,
+      consumerName,
+      `${options.in}.${partition}`,
+      options.ackWait,
+    );
+    const consumer: Consumer = await nats.js.consumers.get(inStream, consumerName);
+    const messages = await consumer.consume({ max_messages: 1 });
+    const done = (async () => {
+      for await (const m of messages) {
+        // Given back: with one message out per partition, the next process takes it up in order.
+        if (stopping()) m.nak();
+        else await handle(partition, m);
+      }
+    })().catch((err: unknown) => {
+      log(`partition ${partition} stopped: ${(err as Error).message}`);
+    });
+    partitions.set(partition, { name: consumerName, messages, done });
+    gauge.partitions(partitions.size);
+  };
+
+  const discover = async () => {
+    for (const p of await listPartitions(nats, inStream, options.in)) {
+      if (!partitions.has(p) && !stopping()) await follow(p);
+    }
+  };
+
+  let wake: (() => void) | undefined;
+  const offSignals = onStopSignal((name) => {
+    if (stopping()) return false;
+    log(`${name}: finishing the messages in hand, then stopping`);
+    state = "stopping";
+    for (const p of partitions.values()) p.messages.stop();
+    wake?.();
+    return true;
+  });
+
+  try {
+    inStream = await ensureFeedStream(nats, options.in, 7);
+    await ensureFeedStream(nats, options.out, 7);
+    await ensureFeedStream(nats, options.deadLetter, 30);
+    void (async () => {
+      for await (const s of nats.nc.status()) {
+        if (s.type === "disconnect" && state === "ok") state = "disconnected";
+        if (s.type === "reconnect" && state === "disconnected") state = "ok";
+      }
+    })();
+    if (options.healthPort !== undefined) {
+      health = await startHealth(options.healthPort, {
+        status: () => state,
+        details: () => ({ name: options.name, partitions: partitions.size, ...metrics.toJSON() }),
+        metrics,
+        refresh: async () => {
+          for (const [p, { name }] of partitions) {
+            gauge.lag((await nats.jsm.consumers.info(inStream, name)).num_pending, { partition: p });
+          }
+        },
+      });
+    }
+    await discover();
+    log(
+      `${options.name}: ${options.in}.> -> ${options.out}.<partition>, dead letters to ${options.deadLetter}.<partition>` +
+        (health ? `; health on ${health.url}` : ""),
+    );
+    while (!stopping()) {
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, options.discoverMs).unref();
+      });
+      if (!stopping())
+        await discover().catch((err: unknown) => log(`cannot list partitions: ${(err as Error).message}`));
+    }
+    await Promise.all([...partitions.values()].map((p) => p.done));
+    log("stopped");
+    return 0;
+  } finally {
+    offSignals();
+    await health?.close();
+    await nats.nc.drain().catch(() => {});
+  }
+}

@@ -1,0 +1,153 @@
+// `crossmap publish` + `crossmap stream` against a real nats-server: 1,000 HL7 v2 messages from three
+// senders, one poisoned message per sender. Order per sender is kept, the poisoned ones are dead letters
+// with their issues, and none of them holds up the messages after it.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../cli/run-cli.js";
+import { health, killAll, type NatsServer, startCli, startNatsServer, until } from "./nats-harness.js";
+
+const SENDERS = ["FAC_A", "FAC_B", "FAC_C"];
+/** Message number -> what is wrong with it. */
+const POISON: Record<number, { code: string; edit: (m: string) => string }> = {
+  // A segment id of two letters: the message cannot be parsed.
+  300: { code: "malformed_message", edit: (m) => m.replace("\rOBX|1", "\rOB|1") },
+  // An OBX without OBX-3: its Observation would be invalid FHIR.
+  401: { code: "missing_required", edit: (m) => m.replace("2345-7^Glucose^LN", "") },
+  // MSH-2 that is not four distinct encoding characters.
+  601: { code: "malformed_message", edit: (m) => m.replace("MSH|^~\\&|", "MSH|^^|") },
+};
+
+function message(i: number): { sender: string; id: string; text: string } {
+  const sender = SENDERS[i % 3]!;
+  const id = `${sender}-${String(i).padStart(4, "0")}`;
+  const text =
+    `MSH|^~\\&|LAB|${sender}|||20240101120000||ORU^R01|${id}|P|2.5.1\r` +
+    `PID|1||${i}^^^${sender}^MR||DOE^J||19800101|M\r` +
+    `OBX|1|NM|2345-7^Glucose^LN||${80 + (i % 40)}|mg/dL|||||F\r`;
+  return { sender, id, text: POISON[i] ? POISON[i].edit(text) : text };
+}
+
+let server: NatsServer;
+let dir: string;
+
+beforeAll(async () => {
+  server = await startNatsServer();
+  dir = mkdtempSync(join(tmpdir(), "crossmap-feed-"));
+});
+afterAll(async () => {
+  await killAll();
+  await server?.stop();
+});
+
+/** Every message of `subject.>` in stream order, with its subject and headers. */
+async function readAll(url: string, subject: string, expected: number) {
+  const nc = await connect({ servers: url });
+  try {
+    const js = jetstream(nc);
+    const stream = await (await import("@nats-io/jetstream"))
+      .jetstreamManager(nc)
+      .then((m) => m.streams.find(`${subject}.>`));
+    const consumer = await js.consumers.get(stream, {
+      filter_subjects: `${subject}.>`,
+      deliver_policy: DeliverPolicy.All,
+    });
+    const out: { subject: string; id: string; data: string }[] = [];
+    if (expected === 0) return out;
+    const messages = await consumer.consume();
+    for await (const m of messages) {
+      out.push({ subject: m.subject, id: m.headers?.get("Crossmap-Source-Id") ?? "", data: m.string() });
+      if (out.length === expected) break;
+    }
+    await messages.close();
+    return out;
+  } finally {
+    await nc.close();
+  }
+}
+
+describe("crossmap stream: an HL7 v2 feed from three senders", () => {
+  it("keeps each sender's order and sends the poisoned messages to the dead-letter subject", async () => {
+    const all = Array.from({ length: 1000 }, (_, k) => message(k + 1));
+    const file = join(dir, "feed.hl7");
+    writeFileSync(file, all.map((m) => m.text).join("\n"));
+    const published = await runCli(["publish", "--nats", server.url, "--subject", "hl7.in", file]);
+    expect([published.code, published.stderr]).toEqual([
+      0,
+      "crossmap publish: 1000 messages to hl7.in.<partition> (FAC_B 334, FAC_C 333, FAC_A 333)\n",
+    ]);
+
+    const feed = startCli(
+      ["stream", "--nats", server.url, "--from", "hl7v2_2.5.1", "--to", "fhir_r4", "--in", "hl7.in"].concat([
+        "--out",
+        "fhir.out",
+        "--health-port",
+        "127.0.0.1:0",
+      ]),
+    );
+    const url = (await feed.waitFor(/health on (http:\/\/[\d.]+:\d+)/))[1]!;
+    const sum = (v: unknown) => Object.values((v ?? {}) as Record<string, number>).reduce((a, b) => a + b, 0);
+    await until(
+      async () => {
+        const { body } = await health(url);
+        return sum(body.messages_total) + sum(body.dead_letters_total) === 1000;
+      },
+      180_000,
+      "1,000 messages",
+    );
+    const { status, body } = await health(url);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      status: "ok",
+      partitions: 3,
+      messages_total: { FAC_A: 332, FAC_B: 333, FAC_C: 332 },
+      dead_letters_total: { FAC_A: 1, FAC_B: 1, FAC_C: 1 },
+      redeliveries_total: 0,
+    });
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toContain('crossmap_stream_dead_letters_total{partition="FAC_B"} 1\n');
+    expect(metrics).toContain('crossmap_stream_lag{partition="FAC_A"} 0\n');
+
+    // Order per sender: the output's source ids in stream order are the input's, less the poisoned ones.
+    const out = await readAll(server.url, "fhir.out", 997);
+    for (const sender of SENDERS) {
+      const expected = all.filter((m, k) => m.sender === sender && !POISON[k + 1]).map((m) => m.id);
+      const got = out.filter((m) => m.subject === `fhir.out.${sender}`).map((m) => m.id);
+      expect(got).toEqual(expected);
+    }
+    const first = JSON.parse(out[0]!.data);
+    expect(first.resourceType).toBe("Bundle");
+    expect(first.entry.map((e: { resource: { resourceType: string } }) => e.resource.resourceType)).toEqual([
+      "Patient",
+      "Observation",
+    ]);
+
+    const dead = await readAll(server.url, "hl7.in-dead", 3);
+    expect(
+      dead.map((d) => {
+        const letter = JSON.parse(d.data);
+        return [
+          d.subject,
+          d.id,
+          letter.source.id,
+          letter.issues.map((i: { code: string }) => i.code),
+          letter.message,
+        ];
+      }),
+    ).toEqual(
+      Object.keys(POISON).map((n) => {
+        const m = message(Number(n));
+        return [`hl7.in-dead.${m.sender}`, m.id, m.id, [POISON[Number(n)]!.code], m.text];
+      }),
+    );
+
+    feed.kill("SIGTERM");
+    expect(await feed.exited()).toBe(0);
+    expect(feed.stderr()).toMatch(
+      /SIGTERM: finishing the messages in hand, then stopping\ncrossmap stream: stopped\n$/,
+    );
+  }, 240_000);
+});
