@@ -12,7 +12,7 @@ import { runFeed } from "../scale/feed.js";
 import { er7Converter, recordConverter } from "../scale/feed-convert.js";
 import { checkFeedSubject } from "../scale/feed-streams.js";
 import { runPublish } from "../scale/publish.js";
-import { wholeNumber } from "./worker.js";
+import { checkedHealthPort, wholeNumber } from "./worker.js";
 
 const NATS_DEFAULT = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
 
@@ -102,7 +102,7 @@ export function registerStream(program: Command): void {
         deadLetter,
         ackWait: wholeNumber("--ack-wait", flags.ackWait, 1, 86_400),
         discoverMs: wholeNumber("--discover", flags.discover, 1, 3600) * 1000,
-        ...(flags.healthPort !== undefined ? { healthPort: flags.healthPort } : {}),
+        ...(flags.healthPort !== undefined ? { healthPort: checkedHealthPort(flags.healthPort) } : {}),
         stderr: process.stderr,
       });
     });

@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { AppError } from "../errors.js";
+import { parseHealthAddress } from "../scale/health.js";
 import { runWorker } from "../scale/worker.js";
 
 interface WorkerFlags {
@@ -49,7 +50,7 @@ export function registerWorker(program: Command): void {
         ...(flags.ackWait !== undefined
           ? { ackWait: wholeNumber("--ack-wait", flags.ackWait, 1, 86_400) }
           : {}),
-        ...(flags.healthPort !== undefined ? { healthPort: flags.healthPort } : {}),
+        ...(flags.healthPort !== undefined ? { healthPort: checkedHealthPort(flags.healthPort) } : {}),
         ...(flags.verbose ? { verbose: true } : {}),
         stderr: process.stderr,
       });
@@ -62,4 +63,10 @@ export function wholeNumber(flag: string, value: string, min: number, max: numbe
     throw new AppError(400, "usage", `${flag} must be a whole number from ${min} to ${max}, got "${value}"`);
   }
   return n;
+}
+
+/** Checks --health-port before anything connects, so that a typo is a usage error straight away. */
+export function checkedHealthPort(value: string): string {
+  parseHealthAddress(value);
+  return value;
 }

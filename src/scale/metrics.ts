@@ -75,7 +75,10 @@ export class Metrics {
       const byLabels: Record<string, number> = {};
       // `{partition="A"}` -> `A`: the values alone, comma-separated.
       for (const [labels, value] of m.values) {
-        byLabels[[...labels.matchAll(/="((?:[^"\\]|\\.)*)"/g)].map((x) => x[1]).join(",")] = value;
+        const values = [...labels.matchAll(/="((?:[^"\\]|\\.)*)"/g)].map((x) =>
+          x[1]!.replace(/\\(.)/g, (_, c: string) => (c === "n" ? "\n" : c)),
+        );
+        byLabels[values.join(",")] = value;
       }
       out[short] = byLabels;
     }
