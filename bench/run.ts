@@ -11,6 +11,7 @@ const cases: Record<string, string> = {
   vocab: "vocab.ts",
   hl7v2: "hl7v2.ts",
   workbench: "workbench.ts",
+  nats: "nats.ts",
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -3,16 +3,10 @@
 // clears its work and results from the streams.
 import { hostname } from "node:os";
 import { AppError } from "../errors.js";
-import {
-  DEFAULT_BATCH_BYTES,
-  DEFAULT_BATCH_RECORDS,
-  type MapRunOptions,
-  type MapRunOutcome,
-  runMap,
-} from "../pipeline/run.js";
+import { DEFAULT_BATCH_RECORDS, type MapRunOptions, type MapRunOutcome, runMap } from "../pipeline/run.js";
 import type { BatchMapper } from "../pipeline/stage.js";
 import type { RunSummary } from "../pipeline/summary.js";
-import { BULK_STREAMS, connectNats, ensureStreams, type Nats } from "./jetstream.js";
+import { BULK_STREAMS, closeNats, connectNats, ensureStreams, type Nats } from "./jetstream.js";
 import { newRunId, RESULT_STREAM, RUN_ID, resultSubject, WORK_STREAM, workSubject } from "./names.js";
 import { type RemoteStats, startRemote } from "./remote.js";
 import { scanStoredResults } from "./results.js";
@@ -27,8 +21,14 @@ import {
 } from "./run-record.js";
 import { onStopSignal } from "./signals.js";
 
-/** Batches out at once: enough to keep a few workers busy while the oldest is awaited (~4 MB of input). */
+/** Batches out at once: enough to keep a few workers busy while the oldest is awaited (~16 MB of input). */
 export const DEFAULT_IN_FLIGHT = 64;
+/**
+ * NDJSON bytes per batch. Four times the local pipeline's: every batch costs messages, acks and headers on
+ * three processes (coordinator, worker, server), and its result must still fit one message in most cases
+ * (FHIR output runs 2-3x the OMOP input; a larger result is sent in parts).
+ */
+export const NATS_BATCH_BYTES = 256 * 1024;
 
 export interface NatsMapOptions extends MapRunOptions {
   nats: string;
@@ -54,15 +54,13 @@ export async function runMapOverNats(options: NatsMapOptions): Promise<NatsMapOu
     await ensureStreams(nats, BULK_STREAMS);
     const stage = { onError: options.onError, perEntity: options.output.kind === "dir" };
     const run = options.resume ?? newRunId();
+    const batchBytes = options.batchBytes ?? NATS_BATCH_BYTES;
     const descriptor = await describeRun({
       run,
       spec: options.planSpec,
       stage,
       inputs: options.inputs,
-      batch: {
-        bytes: options.batchBytes ?? DEFAULT_BATCH_BYTES,
-        records: options.batchRecords ?? DEFAULT_BATCH_RECORDS,
-      },
+      batch: { bytes: batchBytes, records: options.batchRecords ?? DEFAULT_BATCH_RECORDS },
     });
     const { stored, followFrom } = await prepare(nats, descriptor, options.resume !== undefined);
     await writeState(nats, run, { state: "running" });
@@ -96,6 +94,7 @@ export async function runMapOverNats(options: NatsMapOptions): Promise<NatsMapOu
     try {
       outcome = await runMap({
         ...options,
+        batchBytes,
         processor: (mapBatch) => {
           local = mapBatch;
           return remote;
@@ -124,7 +123,7 @@ export async function runMapOverNats(options: NatsMapOptions): Promise<NatsMapOu
     return result;
   } finally {
     for (const off of stopSignals) off();
-    await nats.nc.drain().catch(() => {});
+    await closeNats(nats);
   }
 }
 

@@ -12,7 +12,7 @@ import {
   partitionConsumer,
 } from "./feed-streams.js";
 import { type HealthServer, startHealth } from "./health.js";
-import { connectNats, publishStored } from "./jetstream.js";
+import { closeNats, connectNats, publishStored } from "./jetstream.js";
 import { Metrics } from "./metrics.js";
 import { HEADER } from "./names.js";
 import { onStopSignal } from "./signals.js";
@@ -192,6 +192,6 @@ export async function runFeed(options: FeedOptions): Promise<number> {
   } finally {
     offSignals();
     await health?.close();
-    await nats.nc.drain().catch(() => {});
+    await closeNats(nats);
   }
 }

@@ -139,3 +139,17 @@ export async function publishStored(
     }
   }
 }
+
+/**
+ * Flushes what is still to be sent and closes the connection; when the server cannot be reached (drain
+ * would wait for a reconnect that may never come), gives up after `ms` and closes anyway.
+ */
+export async function closeNats(nats: Nats, ms = 5000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([nats.nc.drain().catch(() => {}), late]);
+  clearTimeout(timer);
+  if (!nats.nc.isClosed()) await nats.nc.close().catch(() => {});
+}

@@ -10,7 +10,7 @@ import { streamMessages } from "../pipeline/hl7v2/split.js";
 import { parseJson } from "../pipeline/json.js";
 import { mshComponent } from "./feed-convert.js";
 import { ensureFeedStream } from "./feed-streams.js";
-import { connectNats, natsFailure, publishStored } from "./jetstream.js";
+import { closeNats, connectNats, natsFailure, publishStored } from "./jetstream.js";
 import { subjectToken } from "./names.js";
 import { sha256 } from "./run-record.js";
 
@@ -128,6 +128,6 @@ export async function runPublish(options: PublishOptions): Promise<PublishOutcom
     if (failure) throw failure;
     return outcome;
   } finally {
-    await nats.nc.drain().catch(() => {});
+    await closeNats(nats);
   }
 }

@@ -1,6 +1,7 @@
 // The coordinator's side of a bulk run: a BatchProcessor that publishes each batch to the work stream and
 // resolves with the result a worker stores for it. The pipeline's run loop awaits results in submission
 // order and bounds how many are out, so ordering and backpressure stay where they are for local runs.
+import { randomBytes } from "node:crypto";
 import { DeliverPolicy } from "@nats-io/jetstream";
 import { headers, type Subscription } from "@nats-io/transport-node";
 import { AppError } from "../errors.js";
@@ -87,6 +88,12 @@ export async function startRemote(options: RemoteOptions): Promise<RemoteProcess
   };
   let done = 0;
   let stopped: Error | undefined;
+  /**
+   * In the work message ids: a retried publish is stored once, but a resumed run's batches are always
+   * stored anew, even within the duplicate window, where an earlier attempt's copy may have been given up
+   * (max deliveries) or purged.
+   */
+  const attempt = randomBytes(3).toString("hex");
 
   const settle = (batch: number, outcome: BatchResult | Error) => {
     const w = pending.get(batch);
@@ -208,7 +215,10 @@ export async function startRemote(options: RemoteOptions): Promise<RemoteProcess
     h.set(HEADER.run, run);
     h.set(HEADER.batch, String(seq));
     stats.published++;
-    publishStored(nats, workSubject(run), piece.payload, { msgID: `${run}.${seq}`, headers: h }).then(
+    publishStored(nats, workSubject(run), piece.payload, {
+      msgID: `${run}.${attempt}.${seq}`,
+      headers: h,
+    }).then(
       (ack) => {
         const w = pending.get(seq);
         if (!w) return;

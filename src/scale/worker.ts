@@ -10,6 +10,7 @@ import { decodeBatch, encodeResult, splitPayload } from "./codec.js";
 import { type HealthServer, startHealth } from "./health.js";
 import {
   BULK_STREAMS,
+  closeNats,
   connectNats,
   ensureStreams,
   isNotFound,
@@ -252,7 +253,7 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
     offSignals();
     await health?.close();
     await plans.close();
-    await nats.nc.drain().catch(() => {});
+    await closeNats(nats);
   }
 }
 

@@ -5,7 +5,15 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../cli/run-cli.js";
-import { health, killAll, type NatsServer, startCli, startNatsServer, startWorker } from "./nats-harness.js";
+import {
+  health,
+  killAll,
+  type NatsServer,
+  startCli,
+  startNatsServer,
+  startWorker,
+  until,
+} from "./nats-harness.js";
 
 const SMALL = "test/fixtures/map/synthea27nj";
 const OMOP_TO_FHIR = ["--from", "omop_cdm_v5.4", "--to", "fhir_r4"];
@@ -94,6 +102,17 @@ describe("crossmap worker", () => {
     expect(Number((await health(plain.health)).body.refused_total)).toBeGreaterThanOrEqual(1);
     expect((await health(able.health)).body).toMatchObject({ batches_total: 1 });
   }, 120_000);
+
+  it("says it is disconnected when the server goes away, and still stops on SIGTERM", async () => {
+    const own = await startNatsServer();
+    const w = await startWorker(own.url, "lonely");
+    expect((await health(w.health)).body).toMatchObject({ status: "ok" });
+    await own.stop();
+    await until(async () => (await health(w.health)).status === 503, 30_000, "503");
+    expect((await health(w.health)).body).toMatchObject({ status: "disconnected", name: "lonely" });
+    w.proc.kill("SIGTERM");
+    expect(await w.proc.exited()).toBe(0);
+  }, 60_000);
 
   it("reports usage errors and an unreachable server with exit 2", async () => {
     const bad = await runCli(["worker", "--concurrency", "0"]);
