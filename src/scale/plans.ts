@@ -1,12 +1,14 @@
-// A worker's compiled plans, keyed by the content hash of the run's crossmaps and stage options: each is
-// compiled once however many runs and batches use it. With --concurrency N the plan's batches go to the
-// pipeline's own thread pool (the main thread and N-1 worker threads), each thread compiling it once.
+// A worker's compiled plans, keyed by the content hash of the run's crossmaps: each set is compiled once
+// however many runs and batches use it; each set of stage options (--on-error, --out-dir) gets its own
+// batch mapper over it. With --concurrency N the batches go to the pipeline's own thread pool (the main
+// thread and N-1 worker threads), each thread compiling the crossmaps once.
 import { readFile } from "node:fs/promises";
 import { loadPlan, type PlanSpec } from "../pipeline/load-plan.js";
+import type { MappingPlan } from "../pipeline/plan.js";
 import { type BatchProcessor, inProcess, startMixed } from "../pipeline/pool.js";
 import { createBatchMapper } from "../pipeline/stage.js";
 import { version } from "../version.js";
-import { type RunDescriptor, sha256 } from "./run-record.js";
+import { type RunDescriptor, sha256, vocabularyRelease } from "./run-record.js";
 
 export interface PlanOptions {
   vocab?: string;
@@ -18,13 +20,18 @@ export interface PlanOptions {
 const KEEP = 4;
 
 export class PlanCache {
+  /** Compiled crossmaps by their content hashes. */
+  private readonly compiled = new Map<string, Promise<MappingPlan | string>>();
+  /** Batch processors by plan key (crossmaps and stage options). */
   private readonly plans = new Map<string, Promise<BatchProcessor | string>>();
   private transformsHash: Promise<string | undefined> | undefined;
+  private release: Promise<string | null> | undefined;
 
   constructor(private readonly options: PlanOptions) {}
 
+  /** How many different sets of crossmaps are compiled (on this thread). */
   get size(): number {
-    return this.plans.size;
+    return this.compiled.size;
   }
 
   /** The processor for a run's batches, or a sentence saying why this worker cannot map the run. */
@@ -36,12 +43,13 @@ export class PlanCache {
       // Most recently used last.
       this.plans.delete(d.plan_key);
     } else {
-      entry = this.compile(d);
+      entry = this.processor(d);
       for (const [key, old] of this.plans) {
         if (this.plans.size < KEEP) break;
         this.plans.delete(key);
         void old.then((p) => (typeof p === "string" ? undefined : p.close()));
       }
+      while (this.compiled.size > KEEP) this.compiled.delete(this.compiled.keys().next().value!);
     }
     this.plans.set(d.plan_key, entry);
     return entry;
@@ -60,6 +68,13 @@ export class PlanCache {
     if (d.vocabulary && this.options.vocab === undefined) {
       return "the run uses a vocabulary index; start the worker with --vocab DIR (the same index)";
     }
+    if (d.vocabulary && this.options.vocab !== undefined) {
+      this.release ??= vocabularyRelease(this.options.vocab);
+      const mine = await this.release.catch((err: Error) => `unreadable (${err.message})`);
+      if (mine !== d.vocabulary.release) {
+        return `the run's vocabulary is release ${d.vocabulary.release ?? "unknown"}; this worker's --vocab ${this.options.vocab} is ${mine ?? "unknown"}`;
+      }
+    }
     this.transformsHash ??= this.options.transforms
       ? readFile(this.options.transforms).then(sha256)
       : Promise.resolve(undefined);
@@ -72,23 +87,34 @@ export class PlanCache {
     return undefined;
   }
 
-  private async compile(d: RunDescriptor): Promise<BatchProcessor | string> {
+  private spec(d: RunDescriptor): PlanSpec {
     const spec: PlanSpec = { crossmaps: d.crossmaps.map((c) => ({ file: c.file, text: c.text })) };
     if (d.from) spec.from = d.from;
     if (d.to) spec.to = d.to;
     if (this.options.vocab) spec.vocab = this.options.vocab;
     if (this.options.transforms && d.transforms) spec.transforms = this.options.transforms;
-    try {
-      const plan = await loadPlan(spec);
-      const mapBatch = createBatchMapper(plan, d.stage);
-      const n = this.options.concurrency;
-      return n === 1
-        ? inProcess(mapBatch)
-        : startMixed({ workers: n, mapBatch, init: { plan: spec, stage: d.stage } });
-    } catch (err) {
-      const text =
-        err instanceof Error && "describe" in err ? (err as { describe(): string }).describe() : String(err);
-      return `cannot compile the run's crossmaps: ${text}`;
+    return spec;
+  }
+
+  private async processor(d: RunDescriptor): Promise<BatchProcessor | string> {
+    const key = d.crossmaps.map((c) => c.sha256).join(",");
+    let plan = this.compiled.get(key);
+    if (!plan) {
+      plan = loadPlan(this.spec(d)).catch((err: unknown) => {
+        const text =
+          err instanceof Error && "describe" in err
+            ? (err as { describe(): string }).describe()
+            : String(err);
+        return `cannot compile the run's crossmaps: ${text}`;
+      });
+      this.compiled.set(key, plan);
     }
+    const compiled = await plan;
+    if (typeof compiled === "string") return compiled;
+    const mapBatch = createBatchMapper(compiled, d.stage);
+    const n = this.options.concurrency;
+    return n === 1
+      ? inProcess(mapBatch)
+      : startMixed({ workers: n, mapBatch, init: { plan: this.spec(d), stage: d.stage } });
   }
 }

@@ -24,8 +24,8 @@ export interface RunDescriptor {
   stage: StageOptions;
   /** The coordinator's custom transform module (workers load their own --transforms; the hash must match). */
   transforms: { file: string; sha256: string } | null;
-  /** Whether the coordinator had a vocabulary index (workers then need --vocab). */
-  vocabulary: boolean;
+  /** The coordinator's vocabulary index, by its release (workers then need --vocab, of the same release). */
+  vocabulary: { release: string | null } | null;
   inputs: {
     file: string;
     format: string;
@@ -87,10 +87,16 @@ export async function describeRun(options: {
     ),
     stage: options.stage,
     transforms,
-    vocabulary: options.spec.vocab !== undefined,
+    vocabulary: options.spec.vocab ? { release: await vocabularyRelease(options.spec.vocab) } : null,
     inputs,
     batch: options.batch,
   };
+}
+
+/** The release of the index at `dir` (opened read-only and kept open, as the plan's own handle is). */
+export async function vocabularyRelease(dir: string): Promise<string | null> {
+  const { openVocabulary } = await import("../vocab/lmdb-bridge.js");
+  return openVocabulary(dir).release ?? null;
 }
 
 export function planKey(crossmapHashes: readonly string[], stage: StageOptions): string {

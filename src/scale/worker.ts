@@ -73,7 +73,7 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
       "unacked",
       "Batches out with some worker, not yet acknowledged (num_ack_pending).",
     ),
-    plans: metrics.gauge("plans", "Compiled plans kept."),
+    plans: metrics.gauge("plans", "Sets of crossmaps compiled (by content hash) and kept."),
   };
   const plans = new PlanCache({
     concurrency: options.concurrency,

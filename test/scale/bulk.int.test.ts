@@ -125,6 +125,10 @@ describe("crossmap map --nats with three workers", () => {
     expect(readFileSync(join(out, "nats-stdout-errors.ndjson"), "utf8")).toBe(
       readFileSync(join(out, "local-stdout-errors.ndjson"), "utf8"),
     );
+    // Both runs used the same crossmap: each worker compiled it once, whatever the output options.
+    for (const w of workers) {
+      if ((await metric(w.health, "batches_total")) > 0) expect(await metric(w.health, "plans")).toBe(1);
+    }
     await stopWorkers(workers.map((w) => w.proc));
   }, 180_000);
 });

@@ -151,3 +151,61 @@ describe("crossmap stream: an HL7 v2 feed from three senders", () => {
     );
   }, 240_000);
 });
+
+describe("crossmap stream: an NDJSON record feed", () => {
+  it("maps records in order per partition key and dead-letters a record with an error", async () => {
+    const records = Array.from({ length: 60 }, (_, k) => {
+      const gender = k === 17 ? 1 : [8507, 8532][k % 2];
+      return `{"person_id": ${k + 1}, "gender_concept_id": ${gender}, "care_site_id": ${(k % 2) + 1}}`;
+    });
+    const file = join(dir, "person.ndjson");
+    writeFileSync(file, `${records.join("\n")}\n`);
+    const published = await runCli([
+      "publish",
+      "--nats",
+      server.url,
+      "--subject",
+      "omop.person",
+      "--key",
+      "care_site_id",
+      file,
+    ]);
+    expect([published.code, published.stderr]).toEqual([
+      0,
+      "crossmap publish: 60 messages to omop.person.<partition> (1 30, 2 30)\n",
+    ]);
+    const feed = startCli(
+      [
+        "stream",
+        "--nats",
+        server.url,
+        "--crossmap",
+        "test/fixtures/map/omop-to-fhir.yaml",
+        "--entity",
+        "person",
+      ].concat(["--in", "omop.person", "--out", "fhir.patient", "--health-port", "127.0.0.1:0"]),
+    );
+    const url = (await feed.waitFor(/health on (http:\/\/[\d.]+:\d+)/))[1]!;
+    await until(async () => {
+      const { body } = await health(url);
+      const n = (v: unknown) => Object.values((v ?? {}) as Record<string, number>).reduce((a, b) => a + b, 0);
+      return n(body.messages_total) + n(body.dead_letters_total) === 60;
+    }, 120_000);
+    const out = await readAll(server.url, "fhir.patient", 59);
+    for (const site of ["1", "2"]) {
+      const ids = out.filter((m) => m.subject === `fhir.patient.${site}`).map((m) => JSON.parse(m.data).id);
+      const expected = records
+        .map((_, k) => k + 1)
+        .filter((id) => String(((id - 1) % 2) + 1) === site && id !== 18)
+        .map(String);
+      expect(ids).toEqual(expected);
+    }
+    const [dead] = await readAll(server.url, "omop.person-dead", 1);
+    const letter = JSON.parse(dead!.data);
+    expect(dead!.subject).toBe("omop.person-dead.2");
+    expect(letter.issues).toMatchObject([{ line: 1, entity: "person", code: "unmapped_value", value: 1 }]);
+    expect(letter.message).toBe(records[17]);
+    feed.kill("SIGTERM");
+    expect(await feed.exited()).toBe(0);
+  }, 180_000);
+});

@@ -32,7 +32,7 @@ describe("run descriptor", () => {
       crossmaps: [{ file: crossmap, text: "source: a\ntarget: b\n" }],
       stage: { onError: "skip", perEntity: false },
       transforms: null,
-      vocabulary: false,
+      vocabulary: null,
       inputs: [{ file: input, format: "ndjson", entity: "person", size: 17 }],
     });
     expect(d.crossmaps[0]!.sha256).toMatch(/^[0-9a-f]{64}$/);
