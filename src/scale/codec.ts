@@ -1,35 +1,27 @@
 // Batches and batch results as NATS payloads: one line of JSON (what the pipeline's types hold besides
 // bytes), then the bytes as they are. NDJSON input and mapped output never go through JSON again.
 import { parseJson, stringifyJson } from "../pipeline/json.js";
-import type { Batch, BatchResult, ParsedRecord, RunIssue } from "../pipeline/types.js";
+import type {
+  Batch,
+  BatchResult,
+  LinesBatch,
+  ParsedRecord,
+  RecordsBatch,
+} from "../pipeline/types.js";
 
 const decoder = new TextDecoder();
 
-interface LinesHead {
-  kind: "lines";
-  file: string;
-  entity: string | null;
-  bundles: boolean;
-  firstLine: number;
-}
-
-interface RecordsHead {
-  kind: "records";
-  file: string;
-  entity: string | null;
-}
-
-interface ResultHead {
-  recordsIn: number;
-  recordsOut: number;
-  recordsFailed: number;
-  recordsWithErrors: number;
-  skipped: Record<string, number>;
-  issues: RunIssue[];
-  fatal?: RunIssue;
+/**
+ * The head line holds every field of a batch or result but its bytes, whatever fields the pipeline's types
+ * gain: a field left out here would be lost on the way through NATS without a word (JSON-array batches'
+ * `array` flag once was).
+ */
+type LinesHead = Omit<LinesBatch, "text" | "entity"> & { entity: string | null };
+type RecordsHead = Omit<RecordsBatch, "records" | "entity"> & { entity: string | null };
+type ResultHead = Omit<BatchResult, "output"> & {
   /** Target entity and byte length of each output slice, in the order the body holds them. */
   output: [string, number][];
-}
+};
 
 /**
  * Head line and body in one buffer, text encoded straight into it: one allocation, not zero-filled, and
@@ -60,81 +52,50 @@ function unframe(data: Uint8Array): { head: unknown; body: Uint8Array } {
 
 export function encodeBatch(batch: Batch): Uint8Array {
   if (batch.kind === "lines") {
-    const head: LinesHead = {
-      kind: "lines",
-      file: batch.file,
-      entity: batch.entity ?? null,
-      bundles: batch.bundles,
-      firstLine: batch.firstLine,
-    };
-    return frame(head, [batch.text]);
+    const { text, entity, ...rest } = batch;
+    const head: LinesHead = { ...rest, entity: entity ?? null };
+    return frame(head, [text]);
   }
-  const head: RecordsHead = { kind: "records", file: batch.file, entity: batch.entity ?? null };
+  const { records, entity, ...rest } = batch;
+  const head: RecordsHead = { ...rest, entity: entity ?? null };
   // Parsed CSV cells: stringifyJson/parseJson keep integers beyond 2^53 as bigint both ways.
-  return frame(head, [stringifyJson(batch.records)]);
+  return frame(head, [stringifyJson(records)]);
 }
 
 export function decodeBatch(data: Uint8Array): Batch {
   const { head, body } = unframe(data);
   const h = head as LinesHead | RecordsHead;
-  if (h.kind === "lines") {
-    return {
-      kind: "lines",
-      file: h.file,
-      entity: h.entity ?? undefined,
-      bundles: h.bundles,
-      firstLine: h.firstLine,
-      text: body,
-    };
-  }
+  if (h.kind === "lines") return { ...h, entity: h.entity ?? undefined, text: body };
   if (h.kind === "records") {
     const records = parseJson(decoder.decode(body)) as ParsedRecord[];
-    return { kind: "records", file: h.file, entity: h.entity ?? undefined, records };
+    return { ...h, entity: h.entity ?? undefined, records };
   }
   throw new Error(`not a crossmap batch: kind ${JSON.stringify((h as { kind?: unknown }).kind)}`);
 }
 
 export function encodeResult(result: BatchResult): Uint8Array {
-  const output: [string, number][] = [];
+  const lengths: [string, number][] = [];
   const body: (string | Uint8Array)[] = [];
-  for (const [entity, text] of Object.entries(result.output)) {
-    output.push([entity, typeof text === "string" ? Buffer.byteLength(text, "utf8") : text.length]);
+  const { output, ...rest } = result;
+  for (const [entity, text] of Object.entries(output)) {
+    lengths.push([entity, typeof text === "string" ? Buffer.byteLength(text, "utf8") : text.length]);
     body.push(text);
   }
-  const head: ResultHead = {
-    recordsIn: result.recordsIn,
-    recordsOut: result.recordsOut,
-    recordsFailed: result.recordsFailed,
-    recordsWithErrors: result.recordsWithErrors,
-    skipped: result.skipped,
-    issues: result.issues,
-    output,
-  };
-  if (result.fatal) head.fatal = result.fatal;
+  const head: ResultHead = { ...rest, output: lengths };
   return frame(head, body);
 }
 
 export function decodeResult(data: Uint8Array): BatchResult {
   const { head, body } = unframe(data);
-  const h = head as ResultHead;
+  const { output: lengths, ...rest } = head as ResultHead;
   const output: Record<string, Uint8Array> = {};
   let at = 0;
-  for (const [entity, length] of h.output) {
+  for (const [entity, length] of lengths) {
     output[entity] = body.subarray(at, at + length);
     at += length;
   }
   if (at !== body.length) throw new Error(`result body has ${body.length} bytes, its head says ${at}`);
-  const result: BatchResult = {
-    output,
-    recordsIn: h.recordsIn,
-    recordsOut: h.recordsOut,
-    recordsFailed: h.recordsFailed,
-    recordsWithErrors: h.recordsWithErrors,
-    skipped: h.skipped,
-    issues: h.issues,
-  };
-  if (h.fatal) result.fatal = h.fatal;
-  return result;
+  return { ...rest, output };
 }
 
 /** Cuts a payload into pieces of at most `max` bytes (views, not copies). */

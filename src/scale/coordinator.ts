@@ -81,14 +81,22 @@ export async function runMapOverNats(options: NatsMapOptions): Promise<NatsMapOu
     });
     const hint = `run ${run} can be resumed with --resume ${run}`;
     let interrupted: string | undefined;
-    stopSignals.push(
-      onStopSignal((name) => {
-        if (interrupted) return false;
-        interrupted = name;
-        remote.stop(new AppError(503, "interrupted", `interrupted by ${name}: ${hint}`));
-        return true;
-      }),
-    );
+    const interrupt = (name: string) => {
+      interrupted = name;
+      remote.stop(new AppError(503, "interrupted", `interrupted by ${name}: ${hint}`));
+    };
+    if (options.interrupt) {
+      // The CLI's own handler: runMap stops taking batches and reports what it did; the run stays resumable.
+      void options.interrupt.wait.then(interrupt);
+    } else {
+      stopSignals.push(
+        onStopSignal((name) => {
+          if (interrupted) return false;
+          interrupt(name);
+          return true;
+        }),
+      );
+    }
 
     let outcome: MapRunOutcome;
     try {
@@ -108,6 +116,13 @@ export async function runMapOverNats(options: NatsMapOptions): Promise<NatsMapOu
       );
       if (!interrupted) say(`the run stopped; ${hint}`);
       throw err;
+    }
+    if (outcome.summary.interrupted || interrupted) {
+      // Stopped, not finished: the work and results stay in the streams for --resume.
+      const reason = `interrupted by ${outcome.summary.interrupted ?? interrupted}`;
+      await writeState(nats, run, { state: "stopped", batches: remote.stats.batches, reason });
+      options.stderr.write(`crossmap map: ${reason}: ${hint}\n`);
+      return { summary: Object.assign(outcome.summary, { nats: remote.stats }) };
     }
     const { summary, fatal } = outcome;
     // Done either way: a run stopped by --on-error fail would stop at the same record again.

@@ -207,10 +207,11 @@ describe("crossmap map --nats --resume", () => {
     const run = (await first.waitFor(/NATS run (\S+) on/))[1]!;
     await until(async () => (await metric(w.health, "batches_total")) >= 3, 120_000, "three batches");
     first.kill("SIGTERM");
-    expect(await first.exited()).toBe(1);
+    expect(await first.exited()).toBe(143);
     expect(first.stderr()).toContain(
-      `crossmap: interrupted by SIGTERM: run ${run} can be resumed with --resume ${run}\n`,
+      `crossmap map: interrupted by SIGTERM: run ${run} can be resumed with --resume ${run}\n`,
     );
+    expect(first.stderr()).toMatch(/\ncrossmap: interrupted by SIGTERM after \d+ records; output not published/);
     // What the first attempt had out gets finished by the worker and stored.
     await until(
       async () =>

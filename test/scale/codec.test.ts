@@ -53,6 +53,17 @@ describe("codec", () => {
     expect(decodeBatch(encodeBatch(batch))).toEqual(batch);
   });
 
+  it("keeps every field of a records batch: a JSON array's elements stay array elements", () => {
+    const batch: Batch = {
+      kind: "records",
+      file: "people.json",
+      entity: "person",
+      records: [{ record: { person_id: 1 }, entry: 0 }],
+      array: true,
+    };
+    expect(decodeBatch(encodeBatch(batch))).toEqual(batch);
+  });
+
   it("carries a result's output per entity, counts, issues and fatal issue", () => {
     const result = createBatchMapper(plan, { onError: "skip", perEntity: true })(lines(tenLines));
     const back = decodeResult(encodeResult(result));
