@@ -71,6 +71,10 @@ export function joinResults(results: readonly BatchResult[]): BatchResult {
     out.recordsWithErrors += r.recordsWithErrors;
     for (const [k, n] of Object.entries(r.skipped)) out.skipped[k] = (out.skipped[k] ?? 0) + n;
     for (const i of r.issues) out.issues.push(i);
+    if (r.held) {
+      out.held ??= [];
+      for (const h of r.held) out.held.push(h);
+    }
     // --on-error fail: the whole batch stops at this record, so nothing after it counts.
     if (r.fatal) {
       out.fatal = r.fatal;

@@ -8,7 +8,7 @@ import type { MappingPlan } from "../pipeline/plan.js";
 import { type BatchProcessor, inProcess, startMixed } from "../pipeline/pool.js";
 import { createBatchMapper } from "../pipeline/stage.js";
 import { version } from "../version.js";
-import { type RunDescriptor, sha256, vocabularyRelease } from "./run-record.js";
+import { compiledKey, type RunDescriptor, sha256, vocabularyRelease } from "./run-record.js";
 
 export interface PlanOptions {
   vocab?: string;
@@ -91,13 +91,17 @@ export class PlanCache {
     const spec: PlanSpec = { crossmaps: d.crossmaps.map((c) => ({ file: c.file, text: c.text })) };
     if (d.from) spec.from = d.from;
     if (d.to) spec.to = d.to;
+    if (d.parameters) spec.parameters = d.parameters;
     if (this.options.vocab) spec.vocab = this.options.vocab;
     if (this.options.transforms && d.transforms) spec.transforms = this.options.transforms;
     return spec;
   }
 
   private async processor(d: RunDescriptor): Promise<BatchProcessor | string> {
-    const key = d.crossmaps.map((c) => c.sha256).join(",");
+    const key = compiledKey(
+      d.crossmaps.map((c) => c.sha256),
+      d.parameters,
+    );
     let plan = this.compiled.get(key);
     if (!plan) {
       plan = loadPlan(this.spec(d)).catch((err: unknown) => {

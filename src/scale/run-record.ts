@@ -19,7 +19,9 @@ export interface RunDescriptor {
   crossmaps: { file: string; sha256: string; text: string }[];
   from: string | null;
   to: string | null;
-  /** The crossmaps' hashes and the stage options: equal keys compile to equal mappers. */
+  /** The crossmaps' parameters as given with --param (defaults are in the crossmaps' text). */
+  parameters: Record<string, string> | null;
+  /** The crossmaps' hashes, parameters and the stage options: equal keys compile to equal mappers. */
   plan_key: string;
   stage: StageOptions;
   /** The coordinator's custom transform module (workers load their own --transforms; the hash must match). */
@@ -81,8 +83,12 @@ export async function describeRun(options: {
     crossmaps,
     from: options.spec.from ?? null,
     to: options.spec.to ?? null,
+    parameters: options.spec.parameters ?? null,
     plan_key: planKey(
-      crossmaps.map((c) => c.sha256),
+      compiledKey(
+        crossmaps.map((c) => c.sha256),
+        options.spec.parameters,
+      ),
       options.stage,
     ),
     stage: options.stage,
@@ -99,8 +105,19 @@ export async function vocabularyRelease(dir: string): Promise<string | null> {
   return openVocabulary(dir).release ?? null;
 }
 
-export function planKey(crossmapHashes: readonly string[], stage: StageOptions): string {
-  return sha256(`${crossmapHashes.join(",")};${stage.onError};${stage.perEntity}`).slice(0, 32);
+/** What one compiled plan depends on: the crossmaps' text and the parameters given. */
+export function compiledKey(
+  crossmapHashes: readonly string[],
+  parameters: Record<string, string> | null | undefined,
+): string {
+  const given = parameters ? Object.entries(parameters).sort(([a], [b]) => (a < b ? -1 : 1)) : [];
+  return given.length === 0
+    ? crossmapHashes.join(",")
+    : `${crossmapHashes.join(",")};${JSON.stringify(given)}`;
+}
+
+export function planKey(compiled: string, stage: StageOptions): string {
+  return sha256(`${compiled};${stage.onError};${stage.perEntity}`).slice(0, 32);
 }
 
 export async function publishRun(nats: Nats, d: RunDescriptor): Promise<void> {
@@ -141,7 +158,7 @@ export function resumeMismatch(stored: RunDescriptor, now: RunDescriptor): strin
     return `it was started by crossmap ${stored.crossmap_version}, this is ${now.crossmap_version}`;
   }
   if (stored.plan_key !== now.plan_key) {
-    return "its crossmaps or output options (--on-error, --out-dir) differ from this command's";
+    return "its crossmaps, --param values or output options (--on-error, --out-dir) differ from this command's";
   }
   if (JSON.stringify(stored.batch) !== JSON.stringify(now.batch)) return "its batch size differs";
   const a = stored.inputs;

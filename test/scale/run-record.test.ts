@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { newRunId, RUN_ID, subjectToken } from "../../src/scale/names.js";
-import { describeRun, planKey, resumeMismatch } from "../../src/scale/run-record.js";
+import { compiledKey, describeRun, planKey, resumeMismatch } from "../../src/scale/run-record.js";
 import { version } from "../../src/version.js";
 
 const dir = mkdtempSync(join(tmpdir(), "crossmap-run-record-"));
@@ -13,10 +13,13 @@ writeFileSync(crossmap, "source: a\ntarget: b\n");
 const input = join(dir, "person.ndjson");
 writeFileSync(input, '{"person_id": 1}\n');
 
-const describe1 = (stage = { onError: "skip" as const, perEntity: false }) =>
+const describe1 = (
+  stage = { onError: "skip" as const, perEntity: false },
+  parameters?: Record<string, string>,
+) =>
   describeRun({
     run: "r1",
-    spec: { crossmaps: [crossmap] },
+    spec: { crossmaps: [crossmap], ...(parameters ? { parameters } : {}) },
     stage,
     inputs: [{ file: input, format: "ndjson", entity: "person", size: 17 }],
     batch: { bytes: 65536, records: 2000 },
@@ -31,20 +34,25 @@ describe("run descriptor", () => {
       crossmap_version: version,
       crossmaps: [{ file: crossmap, text: "source: a\ntarget: b\n" }],
       stage: { onError: "skip", perEntity: false },
+      parameters: null,
       transforms: null,
       vocabulary: null,
       inputs: [{ file: input, format: "ndjson", entity: "person", size: 17 }],
     });
     expect(d.crossmaps[0]!.sha256).toMatch(/^[0-9a-f]{64}$/);
-    expect(d.plan_key).toBe(planKey([d.crossmaps[0]!.sha256], d.stage));
+    expect(d.plan_key).toBe(planKey(compiledKey([d.crossmaps[0]!.sha256], null), d.stage));
   });
 
   it("says why a run cannot be resumed", async () => {
     const before = await describe1();
     expect(resumeMismatch(before, await describe1())).toBeUndefined();
-    expect(resumeMismatch(before, await describe1({ onError: "skip", perEntity: true }))).toBe(
-      "its crossmaps or output options (--on-error, --out-dir) differ from this command's",
-    );
+    const differs =
+      "its crossmaps, --param values or output options (--on-error, --out-dir) differ from this command's";
+    expect(resumeMismatch(before, await describe1({ onError: "skip", perEntity: true }))).toBe(differs);
+    const withParam = await describe1(undefined, { site: "a" });
+    expect(withParam.parameters).toEqual({ site: "a" });
+    expect(resumeMismatch(withParam, await describe1(undefined, { site: "b" }))).toBe(differs);
+    expect(resumeMismatch(withParam, await describe1(undefined, { site: "a" }))).toBeUndefined();
     expect(resumeMismatch(before, { ...before, batch: { bytes: 1, records: 2000 } })).toBe(
       "its batch size differs",
     );
