@@ -1,13 +1,7 @@
 // Batches and batch results as NATS payloads: one line of JSON (what the pipeline's types hold besides
 // bytes), then the bytes as they are. NDJSON input and mapped output never go through JSON again.
 import { parseJson, stringifyJson } from "../pipeline/json.js";
-import type {
-  Batch,
-  BatchResult,
-  LinesBatch,
-  ParsedRecord,
-  RecordsBatch,
-} from "../pipeline/types.js";
+import type { Batch, BatchResult, LinesBatch, ParsedRecord, RecordsBatch } from "../pipeline/types.js";
 
 const decoder = new TextDecoder();
 

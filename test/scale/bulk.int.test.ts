@@ -211,7 +211,9 @@ describe("crossmap map --nats --resume", () => {
     expect(first.stderr()).toContain(
       `crossmap map: interrupted by SIGTERM: run ${run} can be resumed with --resume ${run}\n`,
     );
-    expect(first.stderr()).toMatch(/\ncrossmap: interrupted by SIGTERM after \d+ records; output not published/);
+    expect(first.stderr()).toMatch(
+      /\ncrossmap: interrupted by SIGTERM after \d+ records; output not published/,
+    );
     // What the first attempt had out gets finished by the worker and stored.
     await until(
       async () =>
