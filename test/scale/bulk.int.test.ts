@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../cli/run-cli.js";
 import {
+  cleanUp,
   health,
   killAll,
   type NatsServer,
@@ -69,7 +70,7 @@ beforeAll(async () => {
   expect(r.code).toBe(1);
 }, 180_000);
 
-afterEach(killAll);
+afterEach(() => cleanUp(server?.url));
 afterAll(async () => {
   await killAll();
   await server?.stop();

@@ -9,7 +9,15 @@ import { createBatchMapper } from "../../src/pipeline/stage.js";
 import { decodeBatch, encodeResult } from "../../src/scale/codec.js";
 import { HEADER, resultSubject, WORK_STREAM, WORKERS_CONSUMER, workSubject } from "../../src/scale/names.js";
 import { runCli } from "../cli/run-cli.js";
-import { killAll, type NatsServer, startCli, startNatsServer, startWorker, until } from "./nats-harness.js";
+import {
+  cleanUp,
+  killAll,
+  type NatsServer,
+  startCli,
+  startNatsServer,
+  startWorker,
+  until,
+} from "./nats-harness.js";
 
 const SAMPLE = "test/fixtures/synthea27nj";
 const OMOP_TO_FHIR = ["--from", "omop_cdm_v5.4", "--to", "fhir_r4"];
@@ -39,7 +47,7 @@ beforeAll(async () => {
   setup.proc.kill("SIGTERM");
   expect(await setup.proc.exited()).toBe(0);
 }, 180_000);
-afterEach(killAll);
+afterEach(() => cleanUp(server?.url));
 afterAll(async () => {
   await killAll();
   await server?.stop();

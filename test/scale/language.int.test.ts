@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../cli/run-cli.js";
-import { killAll, type NatsServer, startNatsServer, startWorker } from "./nats-harness.js";
+import { cleanUp, killAll, type NatsServer, startNatsServer, startWorker } from "./nats-harness.js";
 
 let server: NatsServer;
 let dir: string;
@@ -58,7 +58,7 @@ beforeAll(async () => {
   server = await startNatsServer();
   dir = mkdtempSync(join(tmpdir(), "crossmap-nats-lang-"));
 });
-afterEach(killAll);
+afterEach(() => cleanUp(server?.url));
 afterAll(async () => {
   await killAll();
   await server?.stop();

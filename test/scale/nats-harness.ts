@@ -6,6 +6,9 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { RESULT_STREAM, WORK_STREAM } from "../../src/scale/names.js";
 
 const bin = fileURLToPath(new URL("../../bin/crossmap.js", import.meta.url));
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -128,6 +131,22 @@ export async function killAll(): Promise<void> {
   const all = [...running];
   for (const p of all) p.kill("SIGKILL");
   await Promise.all(all.map((p) => p.exited()));
+}
+
+/**
+ * Kills what a test left running and empties the bulk streams, so that a test that failed half-way does
+ * not leave batches for the next test's workers (afterEach).
+ */
+export async function cleanUp(url: string | undefined): Promise<void> {
+  await killAll();
+  if (!url) return;
+  const nc = await connect({ servers: url });
+  try {
+    const jsm = await jetstreamManager(nc);
+    for (const stream of [WORK_STREAM, RESULT_STREAM]) await jsm.streams.purge(stream).catch(() => {});
+  } finally {
+    await nc.close();
+  }
 }
 
 /** A worker with a health port; resolves once it takes batches, with its health URL. */

@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../cli/run-cli.js";
 import {
+  cleanUp,
   health,
   killAll,
   type NatsServer,
@@ -25,7 +26,7 @@ beforeAll(async () => {
   server = await startNatsServer();
   dir = mkdtempSync(join(tmpdir(), "crossmap-worker-"));
 });
-afterEach(killAll);
+afterEach(() => cleanUp(server?.url));
 afterAll(async () => {
   await killAll();
   await server?.stop();
