@@ -209,3 +209,42 @@ describe("crossmap stream: an NDJSON record feed", () => {
     expect(await feed.exited()).toBe(0);
   }, 180_000);
 });
+
+describe("crossmap stream: two processes on one feed", () => {
+  it("keep each sender's order between them (the server hands out one message per sender at a time)", async () => {
+    const all = Array.from({ length: 300 }, (_, k) => message(2000 + k));
+    const file = join(dir, "shared.hl7");
+    writeFileSync(file, all.map((m) => m.text).join("\n"));
+    const published = await runCli(["publish", "--nats", server.url, "--subject", "hl7.shared", file]);
+    expect(published.code).toBe(0);
+    const feeds = ["one", "two"].map(() =>
+      startCli(
+        ["stream", "--nats", server.url, "--from", "hl7v2_2.5.1", "--to", "fhir_r4"].concat([
+          "--in",
+          "hl7.shared",
+          "--out",
+          "fhir.shared",
+          "--health-port",
+          "127.0.0.1:0",
+        ]),
+      ),
+    );
+    const urls = await Promise.all(
+      feeds.map(async (f) => (await f.waitFor(/health on (http:\/\/[\d.]+:\d+)/))[1]!),
+    );
+    const sum = (v: unknown) => Object.values((v ?? {}) as Record<string, number>).reduce((a, b) => a + b, 0);
+    const done = async () => {
+      let n = 0;
+      for (const url of urls) n += sum((await health(url)).body.messages_total);
+      return n;
+    };
+    await until(async () => (await done()) === 300, 180_000, "300 messages");
+    const out = await readAll(server.url, "fhir.shared", 300);
+    for (const sender of SENDERS) {
+      const expected = all.filter((m) => m.sender === sender).map((m) => m.id);
+      expect(out.filter((m) => m.subject === `fhir.shared.${sender}`).map((m) => m.id)).toEqual(expected);
+    }
+    for (const f of feeds) f.kill("SIGTERM");
+    for (const f of feeds) expect(await f.exited()).toBe(0);
+  }, 240_000);
+});
