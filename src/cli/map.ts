@@ -27,6 +27,8 @@ import type { RunRecorder } from "./map-project.js";
 /** data-dir.ts's default, not imported from there: that module loads LMDB, which a plain map never needs. */
 const DEFAULT_DATA_DIR = "./data";
 
+import { collect, collectParam } from "./params.js";
+
 interface MapFlags {
   from?: string;
   to?: string;
@@ -296,16 +298,6 @@ async function runAndReport(
     return 1;
   }
   return summary.errors > 0 || summary.records_failed > 0 ? 1 : 0;
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
-
-function collectParam(value: string, previous: Record<string, string> | undefined): Record<string, string> {
-  const eq = value.indexOf("=");
-  if (eq <= 0) throw usage(`--param takes name=value, got "${value}"`);
-  return { ...(previous ?? {}), [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
 function parseMegabytes(value: string): number {

@@ -12,6 +12,7 @@ import { runFeed } from "../scale/feed.js";
 import { er7Converter, recordConverter } from "../scale/feed-convert.js";
 import { checkFeedSubject } from "../scale/feed-streams.js";
 import { runPublish } from "../scale/publish.js";
+import { collect, collectParam } from "./params.js";
 import { checkedHealthPort, wholeNumber } from "./worker.js";
 
 const NATS_DEFAULT = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
@@ -24,6 +25,7 @@ interface StreamFlags {
   crossmap?: string[];
   vocab?: string;
   transforms?: string;
+  param?: Record<string, string>;
   entity?: string;
   bundle: BundleType;
   in: string;
@@ -54,6 +56,7 @@ export function registerStream(program: Command): void {
     .option("--crossmap <file>", "custom crossmap document (twice with --via)", collect)
     .option("--vocab <dir>", "vocabulary index directory for vocabulary_lookup")
     .option("--transforms <module>", "module registering custom transforms")
+    .option("--param <name=value>", "set a parameter the crossmap declares (repeatable)", collectParam)
     .option("--entity <name>", "NDJSON feeds: source entity of every record (default: resourceType)")
     .addOption(
       new Option("--bundle <type>", "HL7 v2 feeds: the FHIR Bundle made of each message")
@@ -88,9 +91,20 @@ export function registerStream(program: Command): void {
         crossmaps: flags.crossmap ?? [],
         transforms: flags.transforms,
         vocab: flags.vocab,
+        ...(flags.param ? { parameters: flags.param } : {}),
       });
       const plan = await loadPlan(spec);
-      const convert = defaultsToEr7(plan.source, [])
+      const er7 = defaultsToEr7(plan.source, []);
+      if (!er7 && plan.gather.rules.size > 0) {
+        // An HL7 v2 message gathers within itself; records of a feed arrive one message at a time, and a
+        // parent may never come: holding them would mean writing nothing, or writing incomplete parents.
+        throw new AppError(
+          400,
+          "usage",
+          "the crossmap gathers records into others (key/into), which needs the whole input: a record feed maps each message on its own; map such data with `crossmap map` (with --nats for workers)",
+        );
+      }
+      const convert = er7
         ? er7Converter(plan, flags.bundle)
         : recordConverter(createBatchMapper(plan, { onError: "skip", perEntity: false }), flags.entity);
       process.exitCode = await runFeed({
@@ -150,8 +164,4 @@ export function registerStream(program: Command): void {
         );
       }
     });
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
 }
