@@ -121,6 +121,7 @@ describe("crossmap stream: an HL7 v2 feed from three senders", () => {
     const first = JSON.parse(out[0]!.data);
     expect(first.resourceType).toBe("Bundle");
     expect(first.entry.map((e: { resource: { resourceType: string } }) => e.resource.resourceType)).toEqual([
+      "MessageHeader",
       "Patient",
       "Observation",
     ]);
