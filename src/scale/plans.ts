@@ -1,4 +1,4 @@
-// A worker's compiled plans, keyed by the content hash of the run's crossmaps: each set is compiled once
+// A worker's compiled plans, keyed by the content hash of the run's crossmaps (with its --param values and project decisions): each set is compiled once
 // however many runs and batches use it; each set of stage options (--on-error, --out-dir) gets its own
 // batch mapper over it. With --concurrency N the batches go to the pipeline's own thread pool (the main
 // thread and N-1 worker threads), each thread compiling the crossmaps once.
@@ -92,6 +92,7 @@ export class PlanCache {
     if (d.from) spec.from = d.from;
     if (d.to) spec.to = d.to;
     if (d.parameters) spec.parameters = d.parameters;
+    if (d.decisions) spec.decisions = d.decisions;
     if (this.options.vocab) spec.vocab = this.options.vocab;
     if (this.options.transforms && d.transforms) spec.transforms = this.options.transforms;
     return spec;
@@ -101,6 +102,7 @@ export class PlanCache {
     const key = compiledKey(
       d.crossmaps.map((c) => c.sha256),
       d.parameters,
+      d.decisions,
     );
     let plan = this.compiled.get(key);
     if (!plan) {

@@ -21,7 +21,12 @@ export interface RunDescriptor {
   to: string | null;
   /** The crossmaps' parameters as given with --param (defaults are in the crossmaps' text). */
   parameters: Record<string, string> | null;
-  /** The crossmaps' hashes, parameters and the stage options: equal keys compile to equal mappers. */
+  /**
+   * A project's reviewed decisions (`map --project`): the overlay is part of the compiled plan, so workers
+   * compile it from these entries, and their hash is part of the plan key.
+   */
+  decisions: NonNullable<PlanSpec["decisions"]> | null;
+  /** The crossmaps' hashes, parameters, decisions and the stage options: equal keys compile to equal mappers. */
   plan_key: string;
   stage: StageOptions;
   /** The coordinator's custom transform module (workers load their own --transforms; the hash must match). */
@@ -84,10 +89,12 @@ export async function describeRun(options: {
     from: options.spec.from ?? null,
     to: options.spec.to ?? null,
     parameters: options.spec.parameters ?? null,
+    decisions: options.spec.decisions ?? null,
     plan_key: planKey(
       compiledKey(
         crossmaps.map((c) => c.sha256),
         options.spec.parameters,
+        options.spec.decisions,
       ),
       options.stage,
     ),
@@ -105,15 +112,18 @@ export async function vocabularyRelease(dir: string): Promise<string | null> {
   return openVocabulary(dir).release ?? null;
 }
 
-/** What one compiled plan depends on: the crossmaps' text and the parameters given. */
+/** What one compiled plan depends on: the crossmaps' text, the parameters given and a project's decisions. */
 export function compiledKey(
   crossmapHashes: readonly string[],
   parameters: Record<string, string> | null | undefined,
+  decisions?: PlanSpec["decisions"] | null,
 ): string {
   const given = parameters ? Object.entries(parameters).sort(([a], [b]) => (a < b ? -1 : 1)) : [];
-  return given.length === 0
-    ? crossmapHashes.join(",")
-    : `${crossmapHashes.join(",")};${JSON.stringify(given)}`;
+  let key = crossmapHashes.join(",");
+  if (given.length > 0) key += `;${JSON.stringify(given)}`;
+  // The entries come in the project's item order, which is stable for one set of decisions.
+  if (decisions) key += `;decisions ${sha256(JSON.stringify(decisions))}`;
+  return key;
 }
 
 export function planKey(compiled: string, stage: StageOptions): string {
@@ -126,7 +136,7 @@ export async function publishRun(nats: Nats, d: RunDescriptor): Promise<void> {
     throw new AppError(
       400,
       "nats_payload",
-      `the run's crossmaps take ${body.length} bytes, more than the NATS server takes in one message (${nats.maxBody}); raise its max_payload`,
+      `the run's crossmaps${d.decisions ? " and project decisions" : ""} take ${body.length} bytes, more than the NATS server takes in one message (${nats.maxBody}); raise its max_payload`,
     );
   }
   await nats.js.publish(runSubject(d.run), body).catch((err: unknown) => {
@@ -158,7 +168,7 @@ export function resumeMismatch(stored: RunDescriptor, now: RunDescriptor): strin
     return `it was started by crossmap ${stored.crossmap_version}, this is ${now.crossmap_version}`;
   }
   if (stored.plan_key !== now.plan_key) {
-    return "its crossmaps, --param values or output options (--on-error, --out-dir) differ from this command's";
+    return "its crossmaps, --param values, project decisions or output options (--on-error, --out-dir) differ from this command's";
   }
   if (JSON.stringify(stored.batch) !== JSON.stringify(now.batch)) return "its batch size differs";
   const a = stored.inputs;

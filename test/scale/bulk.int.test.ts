@@ -96,9 +96,18 @@ describe("crossmap map --nats with three workers", () => {
     expect(readFileSync(join(out, "errors.ndjson"), "utf8")).toBe(
       readFileSync(join(localDir, "errors.ndjson"), "utf8"),
     );
-    expect(readFileSync(join(out, "errors.ndjson"), "utf8").split("\n")).toHaveLength(3);
+    // The malformed line, and the unmapped gender twice: Patient.gender and the OMOP gender extension.
+    const issues = readFileSync(join(out, "errors.ndjson"), "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { line: number; code: string; target?: string });
+    expect(issues.map((i) => [i.line, i.code, i.target])).toEqual([
+      [4, "malformed_json", undefined],
+      [7, "unmapped_value", "Patient.gender"],
+      [7, "invalid_value", "Patient.extension[+]"],
+    ]);
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
-    expect(summary).toMatchObject({ records_in: 22973, records_out: 22972, records_failed: 1, errors: 2 });
+    expect(summary).toMatchObject({ records_in: 24860, records_out: 24859, records_failed: 1, errors: 2 });
     const mappedBy = Object.values(summary.nats.workers as Record<string, number>).reduce((a, b) => a + b, 0);
     expect(mappedBy).toBe(summary.nats.published);
     expect(summary.nats.batches).toBe(summary.nats.published);
@@ -177,7 +186,7 @@ describe("crossmap map --nats when a worker dies", () => {
     for (const w of [b!, c!, d]) redelivered += await metric(w.health, "redeliveries_total");
     expect(redelivered).toBeGreaterThanOrEqual(1);
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
-    expect(summary.records_in).toBe(22973);
+    expect(summary.records_in).toBe(24860);
     expect((await health(d.health)).status).toBe(200);
     await stopWorkers([b!.proc, c!.proc, d.proc]);
   }, 240_000);

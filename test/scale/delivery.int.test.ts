@@ -58,7 +58,7 @@ describe("crossmap map --nats delivery", () => {
     const coordinator = startCli(["map", ...OMOP_TO_FHIR, "--nats", server.url, "--in-flight", "2", SAMPLE]);
     const run = (await coordinator.waitFor(/NATS run (\S+) on/))[1]!;
     await until(async () => (await workMessages(run)) === 2, 60_000, "two batches out");
-    // The input has 22 batches and was read long ago at this pace; the coordinator still waits.
+    // The input has 26 batches and was read long ago at this pace; the coordinator still waits.
     await new Promise((r) => setTimeout(r, 2000));
     expect(await workMessages(run)).toBe(2);
     expect(coordinator.child.exitCode).toBeNull();
@@ -66,7 +66,8 @@ describe("crossmap map --nats delivery", () => {
     expect(await coordinator.exited()).toBe(0);
     expect(coordinator.stdout()).toBe(local);
     expect(coordinator.stderr()).toContain(
-      `crossmap map: NATS run ${run}: 22 batches, 22 mapped by 1 worker, 0 from an earlier attempt`,
+      `crossmap map: NATS run ${run}: 26 batches, 26 mapped by 1 worker, 0 from an earlier attempt, ` +
+        "0 mapped here (too large to send), 0 redelivered, 0 duplicate results dropped\n",
     );
     worker.proc.kill("SIGTERM");
     expect(await worker.proc.exited()).toBe(0);

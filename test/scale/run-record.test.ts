@@ -3,6 +3,7 @@ import { mkdtempSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { PlanSpec } from "../../src/pipeline/load-plan.js";
 import { newRunId, RUN_ID, subjectToken } from "../../src/scale/names.js";
 import { compiledKey, describeRun, planKey, resumeMismatch } from "../../src/scale/run-record.js";
 import { version } from "../../src/version.js";
@@ -16,10 +17,15 @@ writeFileSync(input, '{"person_id": 1}\n');
 const describe1 = (
   stage = { onError: "skip" as const, perEntity: false },
   parameters?: Record<string, string>,
+  decisions?: PlanSpec["decisions"],
 ) =>
   describeRun({
     run: "r1",
-    spec: { crossmaps: [crossmap], ...(parameters ? { parameters } : {}) },
+    spec: {
+      crossmaps: [crossmap],
+      ...(parameters ? { parameters } : {}),
+      ...(decisions ? { decisions } : {}),
+    },
     stage,
     inputs: [{ file: input, format: "ndjson", entity: "person", size: 17 }],
     batch: { bytes: 65536, records: 2000 },
@@ -35,6 +41,7 @@ describe("run descriptor", () => {
       crossmaps: [{ file: crossmap, text: "source: a\ntarget: b\n" }],
       stage: { onError: "skip", perEntity: false },
       parameters: null,
+      decisions: null,
       transforms: null,
       vocabulary: null,
       inputs: [{ file: input, format: "ndjson", entity: "person", size: 17 }],
@@ -47,12 +54,28 @@ describe("run descriptor", () => {
     const before = await describe1();
     expect(resumeMismatch(before, await describe1())).toBeUndefined();
     const differs =
-      "its crossmaps, --param values or output options (--on-error, --out-dir) differ from this command's";
+      "its crossmaps, --param values, project decisions or output options (--on-error, --out-dir) differ from this command's";
     expect(resumeMismatch(before, await describe1({ onError: "skip", perEntity: true }))).toBe(differs);
     const withParam = await describe1(undefined, { site: "a" });
     expect(withParam.parameters).toEqual({ site: "a" });
     expect(resumeMismatch(withParam, await describe1(undefined, { site: "b" }))).toBe(differs);
     expect(resumeMismatch(withParam, await describe1(undefined, { site: "a" }))).toBeUndefined();
+    // A project's decisions are compiled into the plan: other decisions, another plan.
+    const decided = (conceptId: number): PlanSpec["decisions"] => ({
+      entries: [
+        {
+          system: "LOCAL_LAB",
+          code: "GLU",
+          decision: { kind: "mapped", item: "i1", conceptId, conceptName: null, vocabularyId: "LOINC" },
+        },
+      ],
+      unreviewed: "ignore",
+    });
+    const withDecisions = await describe1(undefined, undefined, decided(1));
+    expect(withDecisions.decisions).toEqual(decided(1));
+    expect(withDecisions.plan_key).not.toBe(before.plan_key);
+    expect(resumeMismatch(withDecisions, await describe1(undefined, undefined, decided(2)))).toBe(differs);
+    expect(resumeMismatch(withDecisions, await describe1(undefined, undefined, decided(1)))).toBeUndefined();
     expect(resumeMismatch(before, { ...before, batch: { bytes: 1, records: 2000 } })).toBe(
       "its batch size differs",
     );
