@@ -1,7 +1,7 @@
-// A worker's compiled plans, keyed by the content hash of the run's crossmaps (with its --param values and project decisions): each set is compiled once
-// however many runs and batches use it; each set of stage options (--on-error, --out-dir) gets its own
-// batch mapper over it. With --concurrency N the batches go to the pipeline's own thread pool (the main
-// thread and N-1 worker threads), each thread compiling the crossmaps once.
+// A worker's compiled plans, keyed by the content hash of the run's crossmaps, --param values and project
+// decisions: each set is compiled once however many runs and batches use it; each set of stage options
+// (--on-error, --out-dir) gets its own batch mapper over it. With --concurrency N the batches go to the
+// pipeline's own thread pool (the main thread and N-1 worker threads), each compiling the crossmaps once.
 import { readFile } from "node:fs/promises";
 import { loadPlan, type PlanSpec } from "../pipeline/load-plan.js";
 import type { MappingPlan } from "../pipeline/plan.js";
