@@ -6,7 +6,7 @@ import { connect, headers } from "@nats-io/transport-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadPlan, resolvePlanSpec } from "../../src/pipeline/load-plan.js";
 import { createBatchMapper } from "../../src/pipeline/stage.js";
-import { decodeBatch, encodeResult } from "../../src/scale/codec.js";
+import { decodeBatch, encodeResult, splitPayload } from "../../src/scale/codec.js";
 import { HEADER, resultSubject, WORK_STREAM, WORKERS_CONSUMER, workSubject } from "../../src/scale/names.js";
 import { runCli } from "../cli/run-cli.js";
 import {
@@ -102,14 +102,47 @@ describe("crossmap map --nats delivery", () => {
     h.set(HEADER.batch, batch);
     h.set(HEADER.worker, "dying");
     h.set(HEADER.deliveries, "1");
-    await js.publish(resultSubject(run), encodeResult(mapBatch(decodeBatch(m!.data))), {
-      msgID: `dying.${run}.${batch}`,
-      headers: h,
-    });
+    const result = encodeResult(mapBatch(decodeBatch(m!.data)));
+    await js.publish(resultSubject(run), result, { msgID: `dying.${run}.${batch}`, headers: h });
+    // What the server does once the dying worker's ack wait has passed, done now: the batch goes back.
+    m!.nak();
+
+    // The next worker: the test itself, so that the batch surely comes back before the run can end (a
+    // real worker could map every other batch before an ack wait passes). It maps and stores what it is
+    // handed, as a worker does, until the server redelivers the dying worker's batch, which it stores
+    // again under a worker's own message id.
+    const store = async (msg: NonNullable<typeof m>, payload: Uint8Array) => {
+      const b = msg.headers!.get(HEADER.batch);
+      const hs = headers();
+      hs.set(HEADER.run, run);
+      hs.set(HEADER.batch, b);
+      hs.set(HEADER.worker, "second");
+      hs.set(HEADER.deliveries, String(msg.info.deliveryCount));
+      // Split as a worker does when a result is larger than one message (room left for the headers).
+      const parts = splitPayload(payload, nc.info!.max_payload - 4096);
+      for (let i = 0; i < parts.length; i++) {
+        if (parts.length > 1) {
+          hs.set(HEADER.part, String(i));
+          hs.set(HEADER.parts, String(parts.length));
+        }
+        await js.publish(resultSubject(run), parts[i]!, { msgID: `${run}.${b}.${i}`, headers: hs });
+      }
+      msg.ack();
+    };
+    for (;;) {
+      const next = await consumer.next({ expires: 30_000 });
+      expect(next, "the dying worker's batch was not redelivered").not.toBeNull();
+      if (next!.headers?.get(HEADER.batch) === batch) {
+        expect(next!.info.deliveryCount).toBe(2);
+        await store(next!, result);
+        break;
+      }
+      await store(next!, encodeResult(mapBatch(decodeBatch(next!.data))));
+    }
     await nc.close();
 
     const worker = await startWorker(server.url, "survivor");
-    expect(await coordinator.exited()).toBe(0);
+    expect(await coordinator.exited(), coordinator.stderr()).toBe(0);
     expect(coordinator.stdout()).toBe(local);
     // The batch was mapped and stored twice; the second result was dropped, whichever came first.
     expect(coordinator.stderr()).toMatch(/ redelivered, 1 duplicate results dropped\n/);
