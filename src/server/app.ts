@@ -25,6 +25,7 @@ import { projectRoutes } from "./routes/projects.js";
 import { reviewRoutes } from "./routes/review.js";
 import { syncRoutes } from "./routes/sync.js";
 import { vocabularyRoutes } from "./routes/vocabulary.js";
+import { uiMiddleware } from "./ui.js";
 import { toProblems } from "./validate.js";
 
 export interface AppOptions {
@@ -51,6 +52,8 @@ export interface AppOptions {
   vocabulary?: VocabularyBridge;
   /** Origins allowed to call the API from a browser (CORS); none by default. */
   corsOrigins?: readonly string[];
+  /** Where the built workbench page is (served at /ui/); default dist/ui of this package. */
+  uiDir?: string;
 }
 
 export const allRoutes = (): AnyRoute[] => [...projectRoutes(), ...reviewRoutes(), ...syncRoutes()];
@@ -196,6 +199,7 @@ export function createApp(options: AppOptions): Koa {
       ctx.status = status;
     }
   });
+  app.use(uiMiddleware(options.uiDir));
   app.use(router.routes());
   app.use(router.allowedMethods());
   // What Koa itself reports (e.g. a client gone mid-response) goes to the structured log, not raw stderr.

@@ -1,0 +1,62 @@
+// Serves the review workbench page (built into dist/ui by `npm run build`) at /ui/: a few static files,
+// no key needed for them (the page asks for one), and a Content-Security-Policy that allows nothing
+// but this server, so the page cannot load or send anything elsewhere.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Middleware } from "koa";
+
+/** dist/ui beside this module's package: from src/server (tests) and dist/server (the CLI) alike. */
+export const DEFAULT_UI_DIR = fileURLToPath(new URL("../../dist/ui/", import.meta.url));
+
+const TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+  map: "application/json; charset=utf-8",
+  txt: "text/plain; charset=utf-8",
+};
+
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+export function uiMiddleware(dir: string = DEFAULT_UI_DIR): Middleware {
+  // Files are read once, on first request: they change only with a new build (and a restart).
+  const cache = new Map<string, Buffer | null>();
+  const read = (name: string): Buffer | null => {
+    if (!cache.has(name)) {
+      const path = join(dir, name);
+      cache.set(name, existsSync(path) ? readFileSync(path) : null);
+    }
+    return cache.get(name)!;
+  };
+  return async (ctx, next) => {
+    if (ctx.path !== "/ui" && !ctx.path.startsWith("/ui/")) return next();
+    if (ctx.method !== "GET" && ctx.method !== "HEAD") return next();
+    if (ctx.path === "/ui") {
+      ctx.redirect("/ui/");
+      return;
+    }
+    const name = ctx.path === "/ui/" ? "index.html" : ctx.path.slice(4);
+    // Only the build's own flat file names: nothing with a slash, dot-dot or an unknown type.
+    const type = TYPES[name.slice(name.lastIndexOf(".") + 1)];
+    const body = /^[\w.-]+$/.test(name) && !name.startsWith(".") && type ? read(name) : null;
+    if (body === null) {
+      ctx.status = 404;
+      ctx.body = {
+        detail:
+          name === "index.html"
+            ? "The workbench page is not built; run npm run build"
+            : `No file ${ctx.path} in the workbench page`,
+      };
+      return;
+    }
+    ctx.set("Content-Type", type!);
+    ctx.set("Content-Security-Policy", CSP);
+    ctx.set("X-Content-Type-Options", "nosniff");
+    ctx.set("Referrer-Policy", "no-referrer");
+    ctx.set("Cache-Control", "no-cache");
+    ctx.body = body;
+  };
+}

@@ -1,0 +1,95 @@
+// The detail pane of the current item: its fields, why it is back in review, its comment and its audit
+// history (who, when, before -> after).
+import { type AuditEvent, type Item, isConcept } from "./api.js";
+
+const REVIEW_FIELDS = [
+  "status",
+  "method",
+  "target_table",
+  "target_column",
+  "target_concept_id",
+  "target_concept_name",
+  "target_vocabulary_id",
+  "equivalence",
+  "comment",
+] as const;
+
+const show = (v: unknown) => (v === null || v === undefined ? "—" : String(v));
+
+/** "status: needs_review → approved" for each review field the event changed. */
+export function changes(e: AuditEvent): string[] {
+  const before = (e.before ?? {}) as Record<string, unknown>;
+  const after = e.after as unknown as Record<string, unknown>;
+  const out: string[] = [];
+  for (const f of REVIEW_FIELDS) {
+    if (!(f in after)) continue;
+    if (e.before === null) {
+      if (after[f] !== null) out.push(`${f}: ${show(after[f])}`);
+    } else if (before[f] !== after[f]) out.push(`${f}: ${show(before[f])} → ${show(after[f])}`);
+  }
+  return out;
+}
+
+export function Detail({ item, history }: { item: Item | undefined; history: AuditEvent[] | null }) {
+  if (!item) return <aside class="detail" aria-label="Item detail" />;
+  const fields: [string, unknown][] = isConcept(item)
+    ? [
+        ["Source code", item.source_code],
+        ["Source vocabulary", item.source_vocabulary_id],
+        ["Source column", item.source_column],
+        ["Description", item.source_description],
+        ["Frequency", item.source_frequency],
+        ["Target concept", item.target_concept_id],
+        ["Concept name", item.target_concept_name],
+        ["Vocabulary", item.target_vocabulary_id],
+        ["Equivalence", item.equivalence],
+        ["Confidence", item.confidence],
+        ["Method", item.method],
+      ]
+    : [
+        ["Source", `${item.source_table ?? ""}.${item.source_column}`],
+        ["Target table", item.target_table],
+        ["Target column", item.target_column],
+        ["Confidence", item.confidence],
+        ["Status", item.status],
+      ];
+  return (
+    <aside class="detail" aria-label="Item detail">
+      <h2>Item {item.id}</h2>
+      <dl>
+        {fields.map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd>{show(v)}</dd>
+          </div>
+        ))}
+        <div>
+          <dt>Version</dt>
+          <dd>{item.version}</dd>
+        </div>
+      </dl>
+      {isConcept(item) && item.revalidation && <p class="note">Back in review: {item.revalidation.reason}</p>}
+      <h3>Comment</h3>
+      <p class="comment">{item.comment ?? "No comment (press c to write one)."}</p>
+      <h3>History</h3>
+      {history === null ? (
+        <p>Loading…</p>
+      ) : (
+        <ol class="history">
+          {history.map((e) => (
+            <li key={e.version}>
+              <span class="action">{e.action}</span> v{e.version} by{" "}
+              <strong>{e.reviewer ?? e.key_id ?? "the CLI"}</strong> at <time dateTime={e.at}>{e.at}</time>
+              {e.reverted_to !== undefined && ` (back to v${e.reverted_to})`}
+              <ul>
+                {changes(e).map((c) => (
+                  <li key={c}>{c}</li>
+                ))}
+              </ul>
+            </li>
+          ))}
+        </ol>
+      )}
+    </aside>
+  );
+}
