@@ -1,4 +1,4 @@
-// Builds the review workbench page (ui/) into dist/ui: one ES module bundle with Preact, the stylesheet
+// Builds the review workbench page (src/ui/) into dist/ui: one ES module bundle with Preact, the stylesheet
 // and index.html. Run by `npm run build`; the page then needs no network (no CDN, no fonts).
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -10,7 +10,7 @@ const out = join(root, "dist", "ui");
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 await build({
-  entryPoints: [join(root, "ui", "src", "main.tsx")],
+  entryPoints: [join(root, "src", "ui", "main.tsx")],
   outfile: join(out, "app.js"),
   bundle: true,
   format: "esm",
@@ -22,5 +22,5 @@ await build({
   legalComments: "linked",
   logLevel: "warning",
 });
-copyFileSync(join(root, "ui", "index.html"), join(out, "index.html"));
-copyFileSync(join(root, "ui", "app.css"), join(out, "app.css"));
+copyFileSync(join(root, "src", "ui", "index.html"), join(out, "index.html"));
+copyFileSync(join(root, "src", "ui", "app.css"), join(out, "app.css"));
