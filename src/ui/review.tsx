@@ -239,55 +239,59 @@ export function Review(props: { projectId: string; kind: Kind; scope: string }) 
       return n;
     });
 
-  // Keyboard first: one listener for the whole view; fields and dialogs keep their own keys.
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.ctrlKey || e.metaKey || e.altKey || dialog) return;
-      const t = e.target as HTMLElement;
-      if (t.closest("input, textarea, select, dialog")) {
-        if (e.key === "Escape" && t.closest(".filters")) {
-          (t as HTMLElement).blur();
-          setFocusRow(true);
-          setCurrent((c) => c);
-          focusCurrentRow();
-        }
-        return;
-      }
-      if (t.tagName === "BUTTON" && (e.key === "Enter" || e.key === " ")) return;
-      const turn = (to: number) => {
-        setOffset(to);
-        setCurrent(0);
-      };
-      const move = (d: number) => {
-        setCurrent((c) => Math.max(0, Math.min(items.length - 1, c + d)));
+  // Keyboard first: one listener for the whole view; fields and dialogs keep their own keys. The handler is
+  // replaced at every render and the listener calls the newest one, so a fast "j a" approves the item the
+  // j moved to (an effect re-registering the listener would run after paint, leaving a stale item).
+  const onKeyRef = useRef<(e: KeyboardEvent) => void>(() => {});
+  onKeyRef.current = (e: KeyboardEvent) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || dialog) return;
+    const t = e.target as HTMLElement;
+    if (t.closest("input, textarea, select, dialog")) {
+      if (e.key === "Escape" && t.closest(".filters")) {
+        (t as HTMLElement).blur();
         setFocusRow(true);
-      };
-      const keys: Record<string, () => void> = {
-        j: () => move(1),
-        ArrowDown: () => move(1),
-        k: () => move(-1),
-        ArrowUp: () => move(-1),
-        n: () => page && offset + PAGE < page.total && turn(offset + PAGE),
-        p: () => offset > 0 && turn(Math.max(0, offset - PAGE)),
-        a: () => item && decide(item, "approve"),
-        r: () => item && decide(item, "reject"),
-        o: () => item && canWrite && setDialog({ type: "override", item }),
-        c: () => item && canWrite && setDialog({ type: "comment", item }),
-        u: () => undoLast(),
-        x: () => item && toggle(item.id),
-        A: () => approveSelected(),
-        "/": () => filterText.current?.focus(),
-        "?": () => setDialog({ type: "help" }),
-      };
-      const run = keys[e.key];
-      if (run) {
-        e.preventDefault();
-        run();
+        setCurrent((c) => c);
+        focusCurrentRow();
       }
+      return;
+    }
+    if (t.tagName === "BUTTON" && (e.key === "Enter" || e.key === " ")) return;
+    const turn = (to: number) => {
+      setOffset(to);
+      setCurrent(0);
     };
+    const move = (d: number) => {
+      setCurrent((c) => Math.max(0, Math.min(items.length - 1, c + d)));
+      setFocusRow(true);
+    };
+    const keys: Record<string, () => void> = {
+      j: () => move(1),
+      ArrowDown: () => move(1),
+      k: () => move(-1),
+      ArrowUp: () => move(-1),
+      n: () => page && offset + PAGE < page.total && turn(offset + PAGE),
+      p: () => offset > 0 && turn(Math.max(0, offset - PAGE)),
+      a: () => item && decide(item, "approve"),
+      r: () => item && decide(item, "reject"),
+      o: () => item && canWrite && setDialog({ type: "override", item }),
+      c: () => item && canWrite && setDialog({ type: "comment", item }),
+      u: () => undoLast(),
+      x: () => item && toggle(item.id),
+      A: () => approveSelected(),
+      "/": () => filterText.current?.focus(),
+      "?": () => setDialog({ type: "help" }),
+    };
+    const run = keys[e.key];
+    if (run) {
+      e.preventDefault();
+      run();
+    }
+  };
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => onKeyRef.current(e);
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
-  });
+  }, []);
 
   const focusCurrentRow = () =>
     requestAnimationFrame(() =>

@@ -20,7 +20,8 @@ export function ItemsTable({ items, concept, current, focusRow, selected, onCurr
   useEffect(() => {
     if (!focusRow) return;
     const row = body.current?.querySelectorAll<HTMLTableRowElement>("tr")[current];
-    row?.focus();
+    // Only when focus is elsewhere: focusing fires the row's focus handler, which must not start a cycle.
+    if (row && document.activeElement !== row) row.focus();
   }, [current, focusRow, items]);
 
   return (
@@ -58,7 +59,7 @@ export function ItemsTable({ items, concept, current, focusRow, selected, onCurr
             aria-current={i === current ? "true" : undefined}
             data-id={item.id}
             onClick={() => onCurrent(i)}
-            onFocus={() => onCurrent(i)}
+            onFocus={() => i !== current && onCurrent(i)}
           >
             <td>
               <input

@@ -213,7 +213,7 @@ describe.skipIf(!hasChromium)("the review workbench in chromium", () => {
     }
     expect(await item("c04")).toMatchObject({ method: "review", version: 1 });
     // the focus is on the next item, visibly
-    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-id"))).toBe("c04");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("data-id"))).toBe("c04");
     expect(await page.locator(".progress").textContent()).toContain("Reviewed 3 of 8 (37.5%)");
     await axe("concept items");
     await shot("concept-items");
@@ -222,7 +222,7 @@ describe.skipIf(!hasChromium)("the review workbench in chromium", () => {
   it("overrides a concept item by searching a concept by name, and comments on it", async () => {
     await page.keyboard.press("j"); // c06
     await page.keyboard.press("j"); // c05
-    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-id"))).toBe("c05");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("data-id"))).toBe("c05");
     await page.keyboard.press("o");
     await page.getByRole("dialog", { name: "Override J02.0" }).waitFor();
     await page.keyboard.type("streptococcal sore");
@@ -238,7 +238,7 @@ describe.skipIf(!hasChromium)("the review workbench in chromium", () => {
       target_vocabulary_id: "SNOMED",
     });
     // the decision moved on to the next item, c08; back to c05
-    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-id"))).toBe("c08");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("data-id"))).toBe("c08");
     await page.keyboard.press("k");
     await page.keyboard.press("c");
     await page.getByRole("dialog", { name: "Comment on c05" }).waitFor();
