@@ -28,6 +28,7 @@ import type { RunRecorder } from "./map-project.js";
 const DEFAULT_DATA_DIR = "./data";
 
 import { collect, collectParam } from "./params.js";
+import { standardOption } from "./standard-arg.js";
 
 interface MapFlags {
   from?: string;
@@ -65,9 +66,21 @@ export function registerMap(program: Command): void {
     .command("map")
     .description("Map records from one standard to another through a crossmap (NDJSON out).")
     .argument("[files...]", "input files or folders; none or - reads stdin")
-    .option("--from <standard>", "source standard, e.g. omop_cdm_v5.4")
-    .option("--to <standard>", "target standard, e.g. fhir_r4")
-    .option("--via <standard>", "chain two crossmaps: from -> via -> to")
+    .option(
+      "--from <standard>",
+      "source standard, e.g. omop_cdm_v5.4 (or a short name: omop, fhir, hl7v2, openehr)",
+      standardOption,
+    )
+    .option(
+      "--to <standard>",
+      "target standard, e.g. fhir_r4 (or a short name: omop, fhir, hl7v2, openehr)",
+      standardOption,
+    )
+    .option(
+      "--via <standard>",
+      "chain two crossmaps: from -> via -> to (or a short name: omop, fhir, hl7v2, openehr)",
+      standardOption,
+    )
     .option("--entity <name>", "source entity of every record (default: from the file name or resourceType)")
     .option(
       "--crossmap <file>",

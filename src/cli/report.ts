@@ -5,13 +5,22 @@ import { loadCrossmapFile } from "../crossmap/load.js";
 import { mappingReport } from "../crossmap/report.js";
 import { loadStandard } from "../crossmap/standards.js";
 import { AppError } from "../errors.js";
+import { standardOption } from "./standard-arg.js";
 
 export function registerReport(program: Command): void {
   program
     .command("report")
     .description("Print the mapping report (entity mappings, field mappings, unmapped fields) as JSON")
-    .option("--from <standard>", "source standard, e.g. omop_cdm_v5.4")
-    .option("--to <standard>", "target standard, e.g. fhir_r4")
+    .option(
+      "--from <standard>",
+      "source standard, e.g. omop_cdm_v5.4 (or a short name: omop, fhir, hl7v2, openehr)",
+      standardOption,
+    )
+    .option(
+      "--to <standard>",
+      "target standard, e.g. fhir_r4 (or a short name: omop, fhir, hl7v2, openehr)",
+      standardOption,
+    )
     .option("--crossmap <file>", "a crossmap file instead of the built-in one for the pair")
     .action(async (opts: { from?: string; to?: string; crossmap?: string }) => {
       let file = opts.crossmap;

@@ -11,6 +11,7 @@ import { formatRoundtrip, roundtripReport } from "../pipeline/roundtrip/report.j
 import { runRoundtrip } from "../pipeline/roundtrip/run.js";
 import type { InputFormat } from "../pipeline/types.js";
 import { openForWriting } from "../pipeline/writers.js";
+import { standardOption } from "./standard-arg.js";
 
 interface RoundtripFlags {
   from?: string;
@@ -37,8 +38,16 @@ export function registerRoundtrip(program: Command): void {
       "[files...]",
       "input files or folders (a folder maps as the tables it holds); none or - reads stdin",
     )
-    .option("--from <standard>", "the standard of the input, e.g. omop_cdm_v5.4")
-    .option("--via <standard>", "the standard to go through, e.g. fhir_r4")
+    .option(
+      "--from <standard>",
+      "the standard of the input, e.g. omop_cdm_v5.4 (or a short name: omop, fhir, hl7v2, openehr)",
+      standardOption,
+    )
+    .option(
+      "--via <standard>",
+      "the standard to go through, e.g. fhir_r4 (or a short name: omop, fhir, hl7v2, openehr)",
+      standardOption,
+    )
     .option(
       "--crossmap <file>",
       "custom crossmaps instead of the built-in ones: twice, there then back",

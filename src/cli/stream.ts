@@ -13,6 +13,7 @@ import { er7Converter, recordConverter } from "../scale/feed-convert.js";
 import { checkFeedSubject } from "../scale/feed-streams.js";
 import { runPublish } from "../scale/publish.js";
 import { collect, collectParam } from "./params.js";
+import { standardOption } from "./standard-arg.js";
 import { checkedHealthPort, wholeNumber } from "./worker.js";
 
 const NATS_DEFAULT = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
@@ -50,8 +51,16 @@ export function registerStream(program: Command): void {
     .command("stream")
     .description("Convert a live feed on NATS JetStream, in order per sender, until SIGTERM.")
     .option("--nats <url>", "NATS server URL(s), comma-separated", NATS_DEFAULT)
-    .option("--from <standard>", "source standard, e.g. hl7v2_2.5.1")
-    .option("--to <standard>", "target standard, e.g. fhir_r4")
+    .option(
+      "--from <standard>",
+      "source standard, e.g. hl7v2_2.5.1 (or a short name: omop, fhir, hl7v2, openehr)",
+      standardOption,
+    )
+    .option(
+      "--to <standard>",
+      "target standard, e.g. fhir_r4 (or a short name: omop, fhir, hl7v2, openehr)",
+      standardOption,
+    )
     .option("--via <standard>", "chain two crossmaps: from -> via -> to")
     .option("--crossmap <file>", "custom crossmap document (twice with --via)", collect)
     .option("--vocab <dir>", "vocabulary index directory for vocabulary_lookup")
