@@ -19,7 +19,7 @@ import { loadPlan, type PlanSpec, resolvePlanSpec } from "../pipeline/load-plan.
 import type { MappingPlan } from "../pipeline/plan.js";
 import { type OutputTarget, runMap } from "../pipeline/run.js";
 import { formatSummaryLine } from "../pipeline/summary.js";
-import type { InputFormat, OnError } from "../pipeline/types.js";
+import type { InputFormat, OnError, RunIssue } from "../pipeline/types.js";
 import { openForWriting } from "../pipeline/writers.js";
 import type { UnreviewedMode } from "../transforms/overlay.js";
 import type { RunRecorder } from "./map-project.js";
@@ -223,6 +223,7 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
       );
     }
   }
+  const inputIssues: RunIssue[] = [];
   const inputs = await resolveInputs({
     inputs: files,
     format: flags.format,
@@ -231,11 +232,12 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
     note: (message) => {
       if (!flags.quiet) process.stderr.write(`crossmap map: ${message}\n`);
     },
+    skipped: (issue) => inputIssues.push(issue),
   });
   // From here on a signal is caught: the summary and errors files are written for what was done.
   const interrupt = catchInterrupt();
   try {
-    return await runAndReport(flags, { spec, plan, inputs, interrupt, record });
+    return await runAndReport(flags, { spec, plan, inputs, inputIssues, interrupt, record });
   } finally {
     interrupt.dispose();
   }
@@ -247,12 +249,13 @@ async function runAndReport(
     spec: PlanSpec;
     plan: MappingPlan;
     inputs: InputPlan[];
+    inputIssues: RunIssue[];
     interrupt: Interrupt;
     /** With --project: records the run in the project's history. */
     record: RunRecorder | undefined;
   },
 ): Promise<number> {
-  const { spec, plan, inputs, interrupt, record } = run;
+  const { spec, plan, inputs, inputIssues, interrupt, record } = run;
   const stderr = process.stderr;
   const summaryFile = flags.summary ? await openForWriting(flags.summary, "--summary") : undefined;
   const output: OutputTarget = flags.outDir
@@ -265,6 +268,7 @@ async function runAndReport(
     plan,
     planSpec: spec,
     inputs,
+    inputIssues,
     workers: flags.workers,
     maxRecordBytes: flags.maxRecordBytes,
     onError: flags.onError,

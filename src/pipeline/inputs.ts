@@ -9,7 +9,7 @@ import type { JsonStreamOptions } from "./json-stream.js";
 import { lineBatches } from "./lines.js";
 import type { MappingPlan } from "./plan.js";
 import { sniffJson } from "./sniff.js";
-import type { Batch, InputFormat } from "./types.js";
+import type { Batch, InputFormat, RunIssue } from "./types.js";
 
 export interface InputPlan {
   /** The path, or "-" for stdin. */
@@ -25,8 +25,10 @@ export interface ResolveInputsOptions {
   format: InputFormat | undefined;
   entity: string | undefined;
   plan: MappingPlan;
-  /** Told about directory members that are left out. */
+  /** Told about directory members that are left out, in one line, when `skipped` is not given. */
   note: (message: string) => void;
+  /** Each directory member left out, as a `skipped_file` warning for the run's issues and summary. */
+  skipped?: (issue: RunIssue) => void;
 }
 
 const FORMAT_BY_EXTENSION: Record<string, InputFormat> = {
@@ -106,12 +108,18 @@ async function expandDirectory(dir: string, options: ResolveInputsOptions): Prom
     const entity = options.entity ?? options.plan.entityForFileName(name);
     if (entity === undefined) {
       skipped.push(name);
+      options.skipped?.({
+        file: path,
+        code: "skipped_file",
+        severity: "warning",
+        message: `${name} is left out: its name names no entity of the crossmap (${options.plan.entities.join(", ")})`,
+      });
       continue;
     }
     const info = await stat(path);
     if (info.isFile()) out.push({ file: path, format, entity, size: info.size });
   }
-  if (skipped.length > 0) {
+  if (skipped.length > 0 && options.skipped === undefined) {
     options.note(
       `${dir}: skipping ${skipped.length} file(s) named after no entity of the crossmap: ${skipped.join(", ")}`,
     );

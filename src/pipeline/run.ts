@@ -69,6 +69,8 @@ export interface MapRunOptions {
   processor?: (mapBatch: BatchMapper) => BatchProcessor;
   /** More to show on the progress line (e.g. batches done and workers seen). */
   progressNote?: () => string;
+  /** Issues found while resolving the inputs (skipped folder members), reported and counted first. */
+  inputIssues?: readonly RunIssue[];
 }
 
 export interface MapRunOutcome {
@@ -124,6 +126,8 @@ export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
     if (errors) await writeText(errors, issueJsonLine(issue));
     else if (issueLines++ < maxIssueLines) options.stderr.write(`${formatIssueLine(issue)}\n`);
   };
+  for (const issue of options.inputIssues ?? []) await reportIssue(issue);
+  counter.addIssues(options.inputIssues ?? []);
   const gatherIssues: RunIssue[] = [];
   const gatherer =
     options.plan.gather.rules.size > 0

@@ -61,6 +61,11 @@ export class SummaryCounter {
     }
   }
 
+  /** Counts issues found before any record was read (files of a folder that are left out). */
+  addIssues(issues: readonly { code: string; severity: string }[]): void {
+    this.addGathered(0, 0, issues);
+  }
+
   /** Counts what gathering wrote and reported at the end of a run (see gatherer.ts). */
   addGathered(
     written: number,
