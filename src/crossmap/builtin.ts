@@ -16,12 +16,24 @@ export async function loadBuiltinCrossmap(
   const text = readFileSync(path, "utf8");
   const document = compiledDocument(basename(path), text);
   if (document !== undefined) {
-    const crossmap = compile(document, path, {
-      registry: options.transforms ?? builtinTransforms(),
-      ...(options.vocabulary ? { vocabulary: options.vocabulary } : {}),
-      ...(options.parameters ? { parameters: options.parameters } : {}),
-      ...(options.overlay ? { overlay: options.overlay } : {}),
-    });
+    const registry = options.transforms ?? builtinTransforms();
+    // The build compiled the document with the built-in transforms, no vocabulary and no project: under
+    // the same options no entity can fail to compile, so each is compiled when a record first needs it
+    // (parameters only give values that records read). Otherwise everything is compiled now, and a problem
+    // sends the document through the YAML loader, which locates it.
+    const lazy =
+      registry === builtinTransforms() && options.vocabulary === undefined && options.overlay === undefined;
+    const crossmap = compile(
+      document,
+      path,
+      {
+        registry,
+        ...(options.vocabulary ? { vocabulary: options.vocabulary } : {}),
+        ...(options.parameters ? { parameters: options.parameters } : {}),
+        ...(options.overlay ? { overlay: options.overlay } : {}),
+      },
+      lazy,
+    );
     if (crossmap !== undefined) return crossmap;
   }
   const { parseCrossmap } = await import("./load.js");
