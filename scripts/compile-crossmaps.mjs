@@ -12,6 +12,8 @@ import { parse } from "yaml";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { parseCrossmap } = await import(join(root, "dist/crossmap/load.js"));
 const { StandardDefinitionSchema } = await import(join(root, "dist/crossmap/standards.js"));
+const { summarize } = await import(join(root, "dist/crossmap/catalog.js"));
+const { storedFile } = await import(join(root, "dist/crossmap/compiled.js"));
 const sha256 = (text) => createHash("sha256").update(text).digest("hex");
 
 const dir = join(root, "crossmaps");
@@ -21,7 +23,7 @@ for (const file of readdirSync(dir).sort()) {
   const text = readFileSync(join(dir, file), "utf8");
   // Throws, with every problem located, if a built-in crossmap does not load: the build fails.
   const { document } = parseCrossmap(text, { file: `crossmaps/${file}` });
-  crossmaps.push({ file, sha256: sha256(text), document });
+  crossmaps.push({ file, sha256: sha256(text), summary: summarize(document), document });
 }
 const standards = [];
 for (const file of readdirSync(join(dir, "standards")).sort()) {
@@ -30,4 +32,4 @@ for (const file of readdirSync(join(dir, "standards")).sort()) {
   const definition = StandardDefinitionSchema.parse(parse(text));
   standards.push({ file, sha256: sha256(text), definition });
 }
-writeFileSync(join(root, "dist/crossmaps.json"), JSON.stringify({ crossmaps, standards }));
+writeFileSync(join(root, "dist/crossmaps.json"), storedFile(crossmaps, standards));
