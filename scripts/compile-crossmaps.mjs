@@ -4,7 +4,7 @@
 // (src/crossmap/compiled.ts). Each entry carries the SHA-256 of its YAML, so an edit after the build is
 // noticed and the YAML read instead.
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
@@ -23,7 +23,8 @@ for (const file of readdirSync(dir).sort()) {
   const text = readFileSync(join(dir, file), "utf8");
   // Throws, with every problem located, if a built-in crossmap does not load: the build fails.
   const { document } = parseCrossmap(text, { file: `crossmaps/${file}` });
-  crossmaps.push({ file, sha256: sha256(text), summary: summarize(document), document });
+  const { size, mtimeMs } = statSync(join(dir, file));
+  crossmaps.push({ file, sha256: sha256(text), size, mtime_ms: mtimeMs, summary: summarize(document), document });
 }
 const standards = [];
 for (const file of readdirSync(join(dir, "standards")).sort()) {

@@ -2,10 +2,9 @@
 // with one never loads the YAML parser; any other case (edited since the build, not built, a problem to
 // locate) goes through the YAML loader, which says where every problem is.
 import { readFileSync } from "node:fs";
-import { basename } from "node:path";
 import { builtinTransforms } from "../transforms/builtins.js";
 import { compile } from "./compile-document.js";
-import { compiledDocument } from "./compiled.js";
+import { compiledEntryAt } from "./compiled.js";
 import type { Crossmap } from "./crossmap.js";
 import type { LoadOptions } from "./load.js";
 
@@ -13,8 +12,7 @@ export async function loadBuiltinCrossmap(
   path: string,
   options: Pick<LoadOptions, "transforms" | "vocabulary" | "parameters" | "overlay"> = {},
 ): Promise<Crossmap> {
-  const text = readFileSync(path, "utf8");
-  const document = compiledDocument(basename(path), text);
+  const document = compiledEntryAt(path)?.document;
   if (document !== undefined) {
     const registry = options.transforms ?? builtinTransforms();
     // The build compiled the document with the built-in transforms, no vocabulary and no project: under
@@ -37,5 +35,5 @@ export async function loadBuiltinCrossmap(
     if (crossmap !== undefined) return crossmap;
   }
   const { parseCrossmap } = await import("./load.js");
-  return parseCrossmap(text, { ...options, file: path });
+  return parseCrossmap(readFileSync(path, "utf8"), { ...options, file: path });
 }

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { compiledSummary } from "./compiled.js";
+import { compiledEntryAt } from "./compiled.js";
 
 /**
  * The YAML parser, loaded only when a file is not in the compiled file (compiled.ts): loading and running
@@ -38,9 +38,9 @@ export function listBuiltinCrossmaps(dir: string = BUILTIN_DIR): CatalogEntry[] 
   for (const file of readdirSync(dir).sort()) {
     if (!/\.ya?ml$/.test(file)) continue;
     const path = join(dir, file);
-    const text = readFileSync(path, "utf8");
     const summary =
-      (dir === BUILTIN_DIR ? compiledSummary(file, text) : undefined) ?? summarize(parseYaml(text));
+      (dir === BUILTIN_DIR ? compiledEntryAt(path)?.summary : undefined) ??
+      summarize(parseYaml(readFileSync(path, "utf8")));
     if (!summary) continue;
     const { source, target, entity_map, field_count } = summary;
     entries.push({ source, target, file, path, entity_map, field_count });

@@ -2,9 +2,11 @@
 // (dist/crossmaps.json, written by scripts/compile-crossmaps.mjs): reading it costs ~2 ms where parsing
 // the YAML cost most of `crossmap map`'s start-up. Each entry carries the SHA-256 of the YAML it came
 // from; an entry whose file changed since the build is not used (the YAML is read instead).
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+
+import { readFileSync, statSync } from "node:fs";
+import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createHash } from "../hash.js";
 import type { CrossmapSummary } from "./catalog.js";
 import type { CrossmapDocument } from "./schema.js";
 import type { StandardDefinition } from "./standards.js";
@@ -16,6 +18,9 @@ export interface CompiledCrossmap {
   /** File name inside crossmaps/. */
   file: string;
   sha256: string;
+  /** The file's size and modification time when the build read it: unchanged, it need not be read again. */
+  size: number;
+  mtime_ms: number;
   /** What the catalog lists of it (catalog.ts). */
   summary: CrossmapSummary;
   /** The document as the schema validated it (parsed from the file on first use). */
@@ -40,13 +45,27 @@ export interface CompiledFile {
  * one document it maps with.
  */
 interface StoredFile {
-  crossmaps: { file: string; sha256: string; summary: CrossmapSummary; document: string }[];
+  crossmaps: {
+    file: string;
+    sha256: string;
+    size: number;
+    mtime_ms: number;
+    summary: CrossmapSummary;
+    document: string;
+  }[];
   standards: { file: string; sha256: string; definition: string }[];
 }
 
 /** What scripts/compile-crossmaps.mjs writes for these documents. */
 export function storedFile(
-  crossmaps: { file: string; sha256: string; summary: CrossmapSummary; document: CrossmapDocument }[],
+  crossmaps: {
+    file: string;
+    sha256: string;
+    size: number;
+    mtime_ms: number;
+    summary: CrossmapSummary;
+    document: CrossmapDocument;
+  }[],
   standards: { file: string; sha256: string; definition: StandardDefinition }[],
 ): string {
   const stored: StoredFile = {
@@ -73,12 +92,10 @@ export function readCompiled(): CompiledFile | undefined {
     try {
       const stored = JSON.parse(readFileSync(COMPILED_FILE, "utf8")) as StoredFile;
       compiled = {
-        crossmaps: stored.crossmaps.map(({ file, sha256, summary, document }) => {
+        crossmaps: stored.crossmaps.map(({ document, ...entry }) => {
           const parse = parsedOnce<CrossmapDocument>(document);
           return {
-            file,
-            sha256,
-            summary,
+            ...entry,
             get document() {
               return parse();
             },
@@ -115,7 +132,16 @@ export function compiledDocument(file: string, text: string): CrossmapDocument |
   return compiledEntry(file, text)?.document;
 }
 
-/** The catalog's summary of a built-in crossmap whose text is `text`, when the build saw that text. */
-export function compiledSummary(file: string, text: string): CrossmapSummary | undefined {
-  return compiledEntry(file, text)?.summary;
+/**
+ * The build's entry for the built-in crossmap file at `path` when the file is as the build saw it: with the
+ * same size and modification time it is not read at all (nor node:crypto loaded); otherwise (a checkout
+ * touched it, or it was edited) only the same SHA-256 will do.
+ */
+export function compiledEntryAt(path: string): CompiledCrossmap | undefined {
+  const entry = readCompiled()?.crossmaps.find((c) => c.file === basename(path));
+  if (entry === undefined) return undefined;
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (stat === undefined) return undefined;
+  if (stat.size === entry.size && stat.mtimeMs === entry.mtime_ms) return entry;
+  return entry.sha256 === sha256(readFileSync(path, "utf8")) ? entry : undefined;
 }

@@ -1,8 +1,9 @@
 // Derived ids: a pure function of some values, a salt and an element index, so a record produced by fan-out
 // gets the same id in every run, and any record that knows the same values can reference it. Shared by an
 // output's `id` rule (crossmap/outputs) and the `derived_id` transform.
-import { createHash } from "node:crypto";
+
 import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
+import { createHash } from "../hash.js";
 import { normalizeInteger } from "./casts.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";

@@ -1,8 +1,9 @@
 // integer_id: a deterministic positive integer from any string id (a UUID, "Patient/123", "urn:uuid:..."),
 // for targets whose keys are integers. The same function serves ids and references, so a reference and the
 // resource it points at always meet on the same integer.
-import { createHash } from "node:crypto";
+
 import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
+import { createHash } from "../hash.js";
 import { normalizeInteger } from "./casts.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";
