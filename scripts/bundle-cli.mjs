@@ -10,7 +10,10 @@
 // - modules whose classes cross the library boundary (errors.js's AppError, transforms/types.js's
 //   Unmappable, which a --transforms module gets from `import ... from "crossmap"`, i.e. dist/index.js) are
 //   imported from dist/ rather than copied, so `instanceof` holds between the two;
-// - packages in node_modules stay imports.
+// - packages in node_modules stay imports, but for commander (below);
+// - version.js is the package's version, written in (it read package.json at every start);
+// - commander's node:child_process (for subcommands that are executables, which crossmap has none of) is
+//   loaded on first use, not at every start.
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,9 +25,10 @@ const out = join(dist, "bundle");
 const shared = new Set([join(dist, "errors.js"), join(dist, "transforms", "types.js")]);
 const fromOut = (file) => relative(out, file).split(sep).join("/");
 
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+
 /** Every dependency of package.json but `bundled`, as esbuild externals. */
 function packagesBut(bundled) {
-  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
   const names = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).filter((n) => !bundled.includes(n));
   return names.flatMap((n) => [n, `${n}/*`]);
 }
@@ -52,7 +56,17 @@ await build({
           const file = join(args.resolveDir, args.path);
           return shared.has(file) && args.importer !== "" ? { path: fromOut(file), external: true } : undefined;
         });
+        b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+          args.importer.includes(`${sep}commander${sep}`) ? { path: "node:child_process", namespace: "lazy" } : undefined,
+        );
+        b.onLoad({ filter: /.*/, namespace: "lazy" }, (args) => ({
+          contents: `module.exports = new Proxy({}, { get: (_, key) => process.getBuiltinModule(${JSON.stringify(args.path)})[key] });`,
+          loader: "js",
+        }));
         b.onLoad({ filter: /\.js$/ }, (args) => {
+          if (args.path === join(dist, "version.js")) {
+            return { contents: `export const version = ${JSON.stringify(pkg.version)};`, loader: "js" };
+          }
           if (!args.path.startsWith(dist + sep)) return undefined;
           const text = readFileSync(args.path, "utf8");
           const url = `new URL(${JSON.stringify(fromOut(args.path))}, import.meta.url).href`;
