@@ -14,8 +14,8 @@
 // - version.js is the package's version, written in (it read package.json at every start);
 // - commander's node:child_process (for subcommands that are executables, which crossmap has none of) is
 //   loaded on first use, not at every start.
-import { readFileSync, rmSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
+import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { basename, dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -33,8 +33,8 @@ function packagesBut(bundled) {
   return names.flatMap((n) => [n, `${n}/*`]);
 }
 
-rmSync(out, { recursive: true, force: true });
-await build({
+const result = await build({
+  metafile: true,
   entryPoints: { main: join(dist, "cli", "main.js") },
   outdir: out,
   bundle: true,
@@ -76,3 +76,11 @@ await build({
     },
   ],
 });
+
+// The previous builds' files are left for an hour: a process started before this build (a `crossmap serve`)
+// may still import one of its chunks, whose names change with their content.
+const made = new Set(Object.keys(result.metafile.outputs).map((f) => basename(f)));
+for (const file of readdirSync(out)) {
+  const path = join(out, file);
+  if (!made.has(file) && statSync(path).mtimeMs < Date.now() - 3600_000) rmSync(path, { force: true });
+}
