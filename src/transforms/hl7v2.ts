@@ -1,9 +1,9 @@
 // hl7v2_field: reads an HL7 v2 field (ER7 text with the standard ^ & ~ delimiters, a component array, or a
 // value the ER7 reader already split with the message's own delimiters) and renders it by its data type:
 // ST/NM/DT/TS/CX/XPN/XAD/XTN/CWE (CE, CNE), NM + units as a Quantity.
-import { z } from "zod";
 import type { Getter } from "../crossmap/paths.js";
 import type { SourceRecord } from "../crossmap/types.js";
+import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { toFloat } from "./casts.js";
 import { compileDateConverter } from "./date-convert.js";
 import { describeValue } from "./describe.js";
@@ -102,45 +102,47 @@ const FORMATS = [
   "HD",
 ] as const;
 
-const config = z
-  .object({
-    format: z.enum(FORMATS),
-    component: z.number().int().min(1).optional(),
-    subcomponent: z.number().int().min(1).optional(),
-    repetition: z.union([z.number().int().min(1), z.literal("all")]).optional(),
-    /**
-     * Coding-system names (HL7 table 0396, e.g. LN, SCT, I10) -> FHIR system URIs, for CWE/CE/CNE and the
-     * units of a Quantity. A key ending in `*` matches by prefix and the rest replaces `*` in the URI
-     * (`HL7*: http://terminology.hl7.org/CodeSystem/v2-*` turns HL70203 into .../v2-0203).
-     */
-    systems: z.record(z.string(), z.string()).optional(),
-    /** ST-like formats: render every repetition and join them with this text (FT/TX reports, one line each). */
-    join: z.string().optional(),
-    /** NM, SN: the field holding the units (a CWE such as `mg^milligram^UCUM`); the result is a Quantity. */
-    unit_field: z.string().min(1).optional(),
-    /** Render only when another field (e.g. OBX.2, the value type) holds one of these values. */
-    when: z
-      .object({ field: z.string().min(1), in: z.array(z.string()).min(1) })
-      .strict()
-      .optional(),
-    type: z.enum(["date", "dateTime", "instant"]).optional(),
-    /** CWE/CE/CNE: the system of a coding whose coding-system name (component 3 or 6) is empty. */
-    default_system: z.string().min(1).optional(),
-    assume_timezone: z.string().min(1).optional(),
-    /**
-     * CX: the codes of HL7 table 0203 (identifier type). A CX-5 among them is a v2-0203 coding; any other
-     * value is kept as `type.text` rather than written as a code the system does not have.
-     */
-    identifier_types: z.array(z.string().min(1)).min(1).optional(),
-    /**
-     * XCN, XON, PL, HD: the whole as a logical Reference (identifier and display; the default), or its `name`,
-     * `identifier` or `display`; HD also as a `uri` (`urn:oid:` for ISO ids). CWE/CE/CNE: `coding`, the first
-     * coding alone instead of a CodeableConcept.
-     */
-    part: z.enum(["reference", "name", "identifier", "display", "uri", "coding"]).optional(),
-  })
-  .strict();
-type Config = z.infer<typeof config>;
+const config = lazySchema((z) =>
+  z
+    .object({
+      format: z.enum(FORMATS),
+      component: z.number().int().min(1).optional(),
+      subcomponent: z.number().int().min(1).optional(),
+      repetition: z.union([z.number().int().min(1), z.literal("all")]).optional(),
+      /**
+       * Coding-system names (HL7 table 0396, e.g. LN, SCT, I10) -> FHIR system URIs, for CWE/CE/CNE and the
+       * units of a Quantity. A key ending in `*` matches by prefix and the rest replaces `*` in the URI
+       * (`HL7*: http://terminology.hl7.org/CodeSystem/v2-*` turns HL70203 into .../v2-0203).
+       */
+      systems: z.record(z.string(), z.string()).optional(),
+      /** ST-like formats: render every repetition and join them with this text (FT/TX reports, one line each). */
+      join: z.string().optional(),
+      /** NM, SN: the field holding the units (a CWE such as `mg^milligram^UCUM`); the result is a Quantity. */
+      unit_field: z.string().min(1).optional(),
+      /** Render only when another field (e.g. OBX.2, the value type) holds one of these values. */
+      when: z
+        .object({ field: z.string().min(1), in: z.array(z.string()).min(1) })
+        .strict()
+        .optional(),
+      type: z.enum(["date", "dateTime", "instant"]).optional(),
+      /** CWE/CE/CNE: the system of a coding whose coding-system name (component 3 or 6) is empty. */
+      default_system: z.string().min(1).optional(),
+      assume_timezone: z.string().min(1).optional(),
+      /**
+       * CX: the codes of HL7 table 0203 (identifier type). A CX-5 among them is a v2-0203 coding; any other
+       * value is kept as `type.text` rather than written as a code the system does not have.
+       */
+      identifier_types: z.array(z.string().min(1)).min(1).optional(),
+      /**
+       * XCN, XON, PL, HD: the whole as a logical Reference (identifier and display; the default), or its `name`,
+       * `identifier` or `display`; HD also as a `uri` (`urn:oid:` for ISO ids). CWE/CE/CNE: `coding`, the first
+       * coding alone instead of a CodeableConcept.
+       */
+      part: z.enum(["reference", "name", "identifier", "display", "uri", "coding"]).optional(),
+    })
+    .strict(),
+);
+type Config = ConfigOf<typeof config>;
 
 type Render = (c: Components, record: SourceRecord) => unknown;
 
@@ -389,7 +391,9 @@ function renderAll(reps: Components[], render: Render, record: SourceRecord): un
 }
 
 export const hl7v2Field: TransformDefinition<Config> = {
-  config,
+  get config() {
+    return config();
+  },
   description:
     "An HL7 v2 field rendered by data type (ST, NM, SN, DT/DTM/TS, CX, XPN, XAD, XTN, CWE/CE/CNE); NM/SN + units as a Quantity.",
   create: (cfg, ctx) => {
