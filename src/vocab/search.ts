@@ -189,12 +189,15 @@ export class ConceptSearch {
     const lead = tokens.length === 1 ? prefix : terms[0]!;
     const driver = terms.reduce((a, b) => (b.total < a.total ? b : a));
     // A name that starts with the words holds all of them, so it is also found among the matches below,
-    // read in preference order until the best `limit` names can no longer change. That is the way for
-    // rare words (their matches are all read anyway), and for several words whose first word's names
-    // hold fewer of them than the rarest word has postings: the first word's names are read for at most
-    // that many rows, then the matches instead.
+    // read in preference order until the best `limit` names can no longer change. That is the way when
+    // the rarest word has fewer postings than the first word has names, and either its matches are all
+    // read anyway (at most totalCap) or the text has three words or more (names that start with three
+    // given words are few: the first word's names would be read to the end). For two words, the first
+    // word's names are read for at most as many rows as the rarest word has postings, then the matches.
     let namesAmongMatches =
-      tokens.length > 1 && driver.total <= totalCap && driver.total < lead.firstCounts[0]!;
+      tokens.length > 1 &&
+      driver.total < lead.firstCounts[0]! &&
+      (driver.total <= totalCap || tokens.length > 2);
     const budget = tokens.length > 1 ? driver.total : Number.POSITIVE_INFINITY;
     let scanned = 0;
     const firstSlabs = this.slabs.first;
