@@ -250,7 +250,9 @@ export class ConceptSearch {
         break;
       }
       read++;
-      if (others.length > 0 && !others.every((has) => has(v))) continue;
+      let all = true;
+      for (let o = 0; o < others.length && all; o++) all = others[o]!(v);
+      if (!all) continue;
       const row = v & ROW_MASK;
       const cw = columns[row >>> shift]!.words;
       const ca = (row & mask) * COLUMN_WIDTH;
