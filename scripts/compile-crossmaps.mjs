@@ -33,4 +33,18 @@ for (const file of readdirSync(join(dir, "standards")).sort()) {
   const definition = StandardDefinitionSchema.parse(parse(text));
   standards.push({ file, sha256: sha256(text), definition });
 }
-writeFileSync(join(root, "dist/crossmaps.json"), storedFile(crossmaps, standards));
+// Every YAML file under crossmaps/standards/ also as plain data (src/crossmap/builtin-data.ts): the HL7 v2
+// reader's field names and message structures, which an HL7 v2 run otherwise parses as YAML at start.
+const data = [];
+const walk = (rel) => {
+  for (const entry of readdirSync(join(dir, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const path = `${rel}/${entry.name}`;
+    if (entry.isDirectory()) walk(path);
+    else if (/\.ya?ml$/.test(entry.name)) {
+      const text = readFileSync(join(dir, path), "utf8");
+      data.push({ file: path, sha256: sha256(text), value: parse(text) });
+    }
+  }
+};
+walk("standards");
+writeFileSync(join(root, "dist/crossmaps.json"), storedFile(crossmaps, standards, data));

@@ -33,10 +33,19 @@ export interface CompiledStandard {
   readonly definition: StandardDefinition;
 }
 
+/** A YAML data file under crossmaps/standards/ (HL7 v2 field names, message structures) as plain JSON. */
+export interface CompiledData {
+  /** Path inside crossmaps/, with `/`: `standards/hl7v2/message-structures.yaml`. */
+  file: string;
+  sha256: string;
+  readonly value: unknown;
+}
+
 export interface CompiledFile {
   crossmaps: CompiledCrossmap[];
   /** File name inside crossmaps/standards/ -> its definition. */
   standards: CompiledStandard[];
+  data: CompiledData[];
 }
 
 /**
@@ -54,6 +63,7 @@ interface StoredFile {
     document: string;
   }[];
   standards: { file: string; sha256: string; definition: string }[];
+  data?: { file: string; sha256: string; json: string }[];
 }
 
 /** What scripts/compile-crossmaps.mjs writes for these documents. */
@@ -67,10 +77,12 @@ export function storedFile(
     document: CrossmapDocument;
   }[],
   standards: { file: string; sha256: string; definition: StandardDefinition }[],
+  data: { file: string; sha256: string; value: unknown }[] = [],
 ): string {
   const stored: StoredFile = {
     crossmaps: crossmaps.map((c) => ({ ...c, document: JSON.stringify(c.document) })),
     standards: standards.map((s) => ({ ...s, definition: JSON.stringify(s.definition) })),
+    data: data.map(({ file, sha256, value }) => ({ file, sha256, json: JSON.stringify(value) })),
   };
   return JSON.stringify(stored);
 }
@@ -107,6 +119,16 @@ export function readCompiled(): CompiledFile | undefined {
             file,
             sha256,
             get definition() {
+              return parse();
+            },
+          };
+        }),
+        data: (stored.data ?? []).map(({ file, sha256, json }) => {
+          const parse = parsedOnce<unknown>(json);
+          return {
+            file,
+            sha256,
+            get value() {
               return parse();
             },
           };
