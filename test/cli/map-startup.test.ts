@@ -39,6 +39,26 @@ describe("crossmap map start-up", () => {
     expect(new Set(modules.map(packageOf).filter((p) => p !== undefined))).toEqual(new Set());
   });
 
+  it("an HL7 v2 run with the built-in crossmap parses no YAML (field names, structures from the build)", async () => {
+    const r = await runCli(
+      [
+        "map",
+        "--from",
+        "hl7v2",
+        "--to",
+        "fhir",
+        "--format",
+        "hl7v2",
+        "-q",
+        "test/fixtures/hl7v2/samples/ORM-O01-02.hl7",
+      ],
+      { env },
+    );
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ resourceType: "Bundle", type: "collection" });
+    expect(new Set(loaded(r.stderr).map(packageOf)).has("yaml")).toBe(false);
+  });
+
   it("with a crossmap of the user's, loads zod and the YAML parser to validate it", async () => {
     const r = await runCli(
       ["map", "--crossmap", "test/fixtures/map/omop-to-fhir.yaml", "--entity", "person", "-q"],

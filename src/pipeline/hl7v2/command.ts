@@ -2,7 +2,7 @@
 // file only needs to hand over its flags and mapping plan.
 import { mkdir, readFile } from "node:fs/promises";
 import type { Readable, Writable } from "node:stream";
-import { parse } from "yaml";
+import { parseYaml } from "../../crossmap/catalog.js";
 import { compiledEntryAt } from "../../crossmap/compiled.js";
 import { AppError } from "../../errors.js";
 import { parseOffsetSetting } from "../../transforms/dates.js";
@@ -58,7 +58,7 @@ export async function hl7v2MapCommand(
   // A built-in crossmap as the build stored it (parsing its YAML again cost ~0.5 s of every run's start).
   const reads = crossmapFile
     ? segmentReadsOfDocument(
-        compiledEntryAt(crossmapFile)?.document ?? parse(await readFile(crossmapFile, "utf8")),
+        compiledEntryAt(crossmapFile)?.document ?? parseYaml(await readFile(crossmapFile, "utf8")),
       )
     : plan.reads;
   const mappers: SegmentMappers = {
