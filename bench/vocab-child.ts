@@ -113,41 +113,69 @@ function searches(dir: string, source: string): Record<string, number> {
       .replace(/[^A-Za-z0-9 ]/g, " ")
       .split(/\s+/)
       .filter(Boolean);
-  type Q = { text: string; options?: Parameters<typeof bridge.search>[1] };
+  type Q = { kind: string; text: string; options?: Parameters<typeof bridge.search>[1] };
   const queries: Q[] = [];
-  for (let i = 0; i < 200; i++) queries.push({ text: pick(named)[1]! });
+  const add = (kind: string, text: string, options?: Q["options"]) =>
+    queries.push({ kind, text, ...(options ? { options } : {}) });
+  for (let i = 0; i < 200; i++) add("whole name", pick(named)[1]!);
   for (let i = 0; i < 200; i++) {
     const w = words(pick(named));
-    queries.push({ text: `${w[0]} ${(w[1] ?? "").slice(0, 3)}` });
+    add("word + 3 letters", `${w[0]} ${(w[1] ?? "").slice(0, 3)}`);
   }
-  for (let i = 0; i < 200; i++) queries.push({ text: words(pick(named))[0]!.slice(0, 3) });
+  for (let i = 0; i < 200; i++) add("3 letters", words(pick(named))[0]!.slice(0, 3));
   for (const w of ["of", "disorder", "tablet", "oral", "serum", "left", "chronic", "mg", "type", "a", "b"]) {
-    queries.push({ text: w }, { text: w, options: { standard: true } });
+    add("common word", w);
+    add("common word, standard", w, { standard: true });
   }
-  for (let i = 0; i < 150; i++) queries.push({ text: pick(concepts)[6]! });
-  for (let i = 0; i < 150; i++) queries.push({ text: pick(concepts)[0]! });
+  for (let i = 0; i < 150; i++) add("code", pick(concepts)[6]!);
+  for (let i = 0; i < 150; i++) add("id", pick(concepts)[0]!);
   for (let i = 0; i < 100 && synonyms.length > 0; i++) {
-    queries.push({ text: pick(synonyms)[1]!.split(" ").slice(0, 2).join(" ") });
+    add("synonym", pick(synonyms)[1]!.split(" ").slice(0, 2).join(" "));
   }
-  for (let i = 0; i < 100; i++) queries.push({ text: pick(named)[1]!.toUpperCase().slice(0, 12) });
-  for (const w of ["Ménière", "sjogren", "guillain barre", "CAFÉ AU"]) queries.push({ text: w });
+  for (let i = 0; i < 100; i++) add("capitals", pick(named)[1]!.toUpperCase().slice(0, 12));
+  for (const w of ["Ménière", "sjogren", "guillain barre", "CAFÉ AU"]) add("accents", w);
   for (let i = 0; i < 100; i++) {
     const f = pick(named);
-    queries.push({ text: words(f)[0]!, options: { vocabularies: [f[3]!], standard: true, limit: 50 } });
+    add("word, vocabulary, standard", words(f)[0]!, { vocabularies: [f[3]!], standard: true, limit: 50 });
   }
   for (let i = 0; i < 50; i++)
-    queries.push({ text: words(pick(named)).slice(0, 2).join(" "), options: { domains: ["Drug"] } });
+    add("two words, domain", words(pick(named)).slice(0, 2).join(" "), { domains: ["Drug"] });
   let found = 0;
   for (const q of queries) found += bridge.search(q.text, q.options).concepts.length; // warm
   const ms: number[] = [];
+  const timed: { ms: number; q: Q }[] = [];
   const cpu0 = process.cpuUsage();
+  // CPU time per query too: the wall figure includes whatever else the shared machine runs meanwhile.
+  const cpuMs: number[] = [];
   for (const q of queries) {
+    const c = process.cpuUsage();
     const t = performance.now();
     found += bridge.search(q.text, q.options).concepts.length;
-    ms.push(performance.now() - t);
+    const took = performance.now() - t;
+    const used = process.cpuUsage(c);
+    cpuMs.push((used.user + used.system) / 1000);
+    ms.push(took);
+    timed.push({ ms: took, q });
   }
+  cpuMs.sort((a, b) => a - b);
   const cpu = process.cpuUsage(cpu0);
   ms.sort((a, b) => a - b);
+  // The tail, on stderr: which kinds of query are slow, and the slowest queries.
+  const kinds = new Map<string, number[]>();
+  for (const { ms: took, q } of timed) kinds.set(q.kind, [...(kinds.get(q.kind) ?? []), took]);
+  for (const [kind, list] of kinds) {
+    list.sort((a, b) => a - b);
+    const p95 = list[Math.min(list.length - 1, Math.floor(0.95 * list.length))]!;
+    process.stderr.write(
+      `  ${kind.padEnd(28)} n=${String(list.length).padStart(3)} p95 ${p95.toFixed(2)} ms, max ${list[list.length - 1]!.toFixed(2)} ms\n`,
+    );
+  }
+  timed.sort((a, b) => b.ms - a.ms);
+  for (const { ms: took, q } of timed.slice(0, Number(process.env.BENCH_SEARCH_SLOWEST ?? 10))) {
+    process.stderr.write(
+      `  slow ${took.toFixed(1)} ms: ${JSON.stringify(q.text)} ${JSON.stringify(q.options ?? {})}\n`,
+    );
+  }
   const at = (p: number) => Math.round(ms[Math.min(ms.length - 1, Math.floor(p * ms.length))]! * 100) / 100;
   return {
     search_queries: queries.length,
@@ -155,6 +183,8 @@ function searches(dir: string, source: string): Record<string, number> {
     search_p95_ms: at(0.95),
     search_p99_ms: at(0.99),
     search_max_ms: at(1),
+    search_cpu_p50_ms: Math.round(cpuMs[Math.floor(0.5 * cpuMs.length)]! * 100) / 100,
+    search_cpu_p95_ms: Math.round(cpuMs[Math.floor(0.95 * cpuMs.length)]! * 100) / 100,
     search_cpu_ms_per_query: Math.round(((cpu.user + cpu.system) / 1000 / queries.length) * 100) / 100,
     search_found: found,
   };

@@ -31,6 +31,14 @@ export const MAPS = [
     shape: "coding",
     about: "HL7 table 0004 (patient class) -> Encounter.class",
   },
+  {
+    name: "table0004_status",
+    csv: "PatientClass[EncounterStatus]",
+    shape: "code",
+    about: "HL7 table 0004 (patient class, PV1-2) -> Encounter.status while PV1-45 (discharge) is not valued",
+    default: "unknown",
+    reasons: { "(any other)": "a patient class outside table 0004: unknown, since FHIR requires a status" },
+  },
   { name: "table0038", csv: "OrderStatus", shape: "code", about: "HL7 table 0038 (order status, ORC-5) -> request status" },
   { name: "table0063", csv: "Relationship", shape: "concept", about: "HL7 table 0063 (relationship) -> RelatedPerson.relationship" },
   {

@@ -2,10 +2,9 @@
 // with one never loads the YAML parser; any other case (edited since the build, not built, a problem to
 // locate) goes through the YAML loader, which says where every problem is.
 import { readFileSync } from "node:fs";
-import { basename } from "node:path";
 import { builtinTransforms } from "../transforms/builtins.js";
 import { compile } from "./compile-document.js";
-import { compiledDocument } from "./compiled.js";
+import { compiledEntryAt } from "./compiled.js";
 import type { Crossmap } from "./crossmap.js";
 import type { LoadOptions } from "./load.js";
 
@@ -13,17 +12,28 @@ export async function loadBuiltinCrossmap(
   path: string,
   options: Pick<LoadOptions, "transforms" | "vocabulary" | "parameters" | "overlay"> = {},
 ): Promise<Crossmap> {
-  const text = readFileSync(path, "utf8");
-  const document = compiledDocument(basename(path), text);
+  const document = compiledEntryAt(path)?.document;
   if (document !== undefined) {
-    const crossmap = compile(document, path, {
-      registry: options.transforms ?? builtinTransforms(),
-      ...(options.vocabulary ? { vocabulary: options.vocabulary } : {}),
-      ...(options.parameters ? { parameters: options.parameters } : {}),
-      ...(options.overlay ? { overlay: options.overlay } : {}),
-    });
+    const registry = options.transforms ?? builtinTransforms();
+    // The build compiled the document with the built-in transforms, no vocabulary and no project: under
+    // the same options no entity can fail to compile, so each is compiled when a record first needs it
+    // (parameters only give values that records read). Otherwise everything is compiled now, and a problem
+    // sends the document through the YAML loader, which locates it.
+    const lazy =
+      registry === builtinTransforms() && options.vocabulary === undefined && options.overlay === undefined;
+    const crossmap = compile(
+      document,
+      path,
+      {
+        registry,
+        ...(options.vocabulary ? { vocabulary: options.vocabulary } : {}),
+        ...(options.parameters ? { parameters: options.parameters } : {}),
+        ...(options.overlay ? { overlay: options.overlay } : {}),
+      },
+      lazy,
+    );
     if (crossmap !== undefined) return crossmap;
   }
   const { parseCrossmap } = await import("./load.js");
-  return parseCrossmap(text, { ...options, file: path });
+  return parseCrossmap(readFileSync(path, "utf8"), { ...options, file: path });
 }

@@ -49,10 +49,11 @@ export interface EntityPlan {
   /** The first output's target entity. */
   targetEntity: string;
   outputs: OutputInfo[];
-  mapper: RecordMapper;
-  fields: FieldMapping[];
+  /** The mapper and fields below are compiled on first use when the document was compiled `lazy`. */
+  readonly mapper: RecordMapper;
+  readonly fields: FieldMapping[];
   /** Source paths conditions and keys read (beyond the fields'), for the report and the standards check. */
-  reads: string[];
+  readonly reads: string[];
 }
 
 export interface CompiledDocument {
@@ -72,10 +73,18 @@ interface EntityState {
 }
 type ConditionCompilerResult = ReturnType<typeof compileCondition>;
 
+/**
+ * Compiles the document's entities. `lazy` is for a document already compiled without a problem under the
+ * same options (the build's check of a built-in crossmap, compile-document.ts): each entity's outputs and
+ * fields are then compiled when its mapper is first asked for, so a run that maps one entity of a crossmap
+ * of thirty compiles one; a document that gathers is compiled whole, as its gathering spans entities.
+ * Otherwise every entity is compiled now and every problem reported, in document order.
+ */
 export function compileDocument(
   doc: CrossmapDocument,
   problems: Problems,
   options: CompileOptions,
+  lazy = false,
 ): CompiledDocument {
   const parameters = new Map<string, string | undefined>();
   for (const [name, p] of Object.entries(doc.parameters ?? {})) {
@@ -132,7 +141,7 @@ export function compileDocument(
       );
     }
   }
-  for (const e of entities.values()) {
+  const compileOutputs = (e: EntityState): void => {
     for (const o of e.outputs.values()) compileOutputConstants(doc, o, problems);
     for (const o of e.outputs.values()) compileOutputRules(o, cond, problems);
     e.groups.forEach((g, i) => {
@@ -153,35 +162,82 @@ export function compileDocument(
         }
       }
     });
-  }
-  for (const [key, value] of Object.entries(doc.field_map)) {
+  };
+  const compileFields = (key: string, value: FieldEntry | FieldEntry[]): void => {
     const list = Array.isArray(value) ? value : [value];
     list.forEach((entry, i) => {
       const at: KeyPath = Array.isArray(value) ? ["field_map", key, i] : ["field_map", key];
       compileField(key, entry, at, doc, entities, problems, options, cond);
     });
-  }
+  };
   const allOutputs = [...entities.values()].flatMap((e) => [...e.outputs.values()]);
-  const gather = allOutputs.some((o) => o.spec.doc.into !== undefined)
-    ? compileGatherPlan(allOutputs, problems)
-    : EMPTY_GATHER_PLAN;
+  const gathering = allOutputs.some((o) => o.spec.doc.into !== undefined);
 
   const plans = new Map<string, EntityPlan>();
+  if (lazy && !gathering) {
+    const fieldsOf = new Map<string, [string, FieldEntry | FieldEntry[]][]>();
+    for (const [key, value] of Object.entries(doc.field_map)) {
+      const entity = key.slice(0, Math.max(key.indexOf("."), 0));
+      fieldsOf.set(entity, [...(fieldsOf.get(entity) ?? []), [key, value]]);
+    }
+    // Field keys of no entity are problems the build reported; a lazy document has none.
+    for (const e of entities.values()) {
+      const plan = entityPlan(doc, e, () => {
+        compileOutputs(e);
+        for (const [key, value] of fieldsOf.get(e.sourceEntity) ?? []) compileFields(key, value);
+        // Only a document that compiled cleanly under these options is compiled lazily, so this is a
+        // defect of the build's check, not of the document: say so at once rather than map without it.
+        problems.throwIfAny();
+      });
+      if (plan) plans.set(e.sourceEntity, plan);
+    }
+    return { plans, gather: EMPTY_GATHER_PLAN };
+  }
+  for (const e of entities.values()) compileOutputs(e);
+  for (const [key, value] of Object.entries(doc.field_map)) compileFields(key, value);
+  const gather = gathering ? compileGatherPlan(allOutputs, problems) : EMPTY_GATHER_PLAN;
   for (const e of entities.values()) {
-    const outputs = [...e.outputs.values()];
-    const first = outputs[0];
-    if (!first) continue;
-    const plan: EntityPlan = {
-      sourceEntity: e.sourceEntity,
-      targetEntity: first.spec.target,
-      outputs: outputs.map((o) => ({ name: o.spec.name, key: o.key, targetEntity: o.spec.target })),
+    const plan = entityPlan(doc, e);
+    if (plan) plans.set(e.sourceEntity, plan);
+  }
+  return { plans, gather };
+}
+
+/**
+ * The plan of an entity with at least one output; its mapper is built at once, or on first use after
+ * `compile` has compiled the entity's outputs and fields.
+ */
+function entityPlan(doc: CrossmapDocument, e: EntityState, compile?: () => void): EntityPlan | undefined {
+  const outputs = [...e.outputs.values()];
+  const first = outputs[0];
+  if (!first) return undefined;
+  const build = () => {
+    compile?.();
+    return {
       mapper: buildMapper(doc, e),
       fields: outputs.flatMap((o) => o.mappings),
       reads: [...e.reads, ...outputs.flatMap((o) => o.reads)],
     };
-    plans.set(e.sourceEntity, plan);
-  }
-  return { plans, gather };
+  };
+  let built = compile ? undefined : build();
+  const compiled = () => {
+    built ??= build();
+    return built;
+  };
+  return {
+    sourceEntity: e.sourceEntity,
+    targetEntity: first.spec.target,
+    outputs: outputs.map((o) => ({ name: o.spec.name, key: o.key, targetEntity: o.spec.target })),
+    get mapper() {
+      return compiled().mapper;
+    },
+    get fields() {
+      return compiled().fields;
+    },
+    get reads() {
+      return compiled().reads;
+    },
+  };
 }
 
 function idOf(state: EntityState, forEach: string | undefined, name: string): Getter | string {

@@ -2,7 +2,8 @@
 // them (a single output, or a `choose` group), each located in the document for its problems.
 import type { z } from "zod";
 import { addZodIssues, type KeyPath, type Problems } from "./problems.js";
-import { ChooseSchema, type OutputDocument, OutputSchema } from "./schema.js";
+import type { ChooseDocument, OutputDocument } from "./schema.js";
+import { validation } from "./validation.js";
 
 export interface OutputSpec {
   sourceEntity: string;
@@ -30,13 +31,15 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 /**
  * Parses with `schema`, reporting every issue; when the only ones are unknown keys (typos), parses again
  * without them, so the output and its fields are still compiled and their problems reported in the same run.
+ * Without a schema (zod not loaded: a document the build validated, validation.ts), the item is taken as is.
  */
 function parseReporting<T>(
-  schema: z.ZodType<T>,
+  schema: z.ZodType<T> | undefined,
   item: unknown,
   at: KeyPath,
   problems: Problems,
 ): T | undefined {
+  if (schema === undefined) return item as T;
   const parsed = schema.safeParse(item);
   if (parsed.success) return parsed.data;
   addZodIssues(problems, at, parsed.error);
@@ -94,7 +97,7 @@ function readSingle(item: unknown, at: KeyPath, problems: Problems): GroupSpec |
     group.outputs.push({ sourceEntity: "", name: item, target: item, doc: { target: item }, at, group });
     return group;
   }
-  const doc = parseReporting(OutputSchema, item, at, problems);
+  const doc = parseReporting<OutputDocument>(validation()?.output, item, at, problems);
   if (!doc) return undefined;
   const group: GroupSpec = { choose: false, outputs: [], at };
   const out: OutputSpec = {
@@ -111,7 +114,7 @@ function readSingle(item: unknown, at: KeyPath, problems: Problems): GroupSpec |
 }
 
 function readChoose(item: Record<string, unknown>, at: KeyPath, problems: Problems): GroupSpec | undefined {
-  const doc = parseReporting(ChooseSchema, item, at, problems);
+  const doc = parseReporting<ChooseDocument>(validation()?.choose, item, at, problems);
   if (!doc) return undefined;
   const group: GroupSpec = { choose: true, outputs: [], at };
   if (doc.when !== undefined) group.when = doc.when;

@@ -1,5 +1,6 @@
 // The crossmap document as written in YAML: the spec's five keys plus compatible extensions.
 import { z } from "zod";
+import { provideValidation } from "./validation.js";
 
 const pathString = z.string().min(1);
 
@@ -148,3 +149,7 @@ export type ChooseDocument = z.infer<typeof ChooseSchema>;
 export type IdRule = z.infer<typeof IdRuleSchema>;
 export type IntoRule = z.infer<typeof IntoRuleSchema>;
 export type CrossmapDocument = z.infer<typeof CrossmapDocumentSchema>;
+
+// Whatever validates a crossmap document loads this module: from now on the engine checks transform
+// configs and entity_map outputs with zod too (validation.ts).
+provideValidation({ z, output: OutputSchema, choose: ChooseSchema });

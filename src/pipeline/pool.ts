@@ -250,31 +250,43 @@ export function startMixed(options: {
   workerUrl?: URL | undefined;
   heapMb?: number | undefined;
 }): BatchProcessor {
-  const pool = startWorkerPool({
-    count: options.workers - 1,
-    init: options.init,
-    workerUrl: options.workerUrl,
-    heapMb: options.heapMb,
-  });
+  let pool: WorkerPool | undefined;
+  const start = (): WorkerPool => {
+    pool ??= startWorkerPool({
+      count: options.workers - 1,
+      init: options.init,
+      workerUrl: options.workerUrl,
+      heapMb: options.heapMb,
+    });
+    return pool;
+  };
+  // Workers start with the second batch, unless they were started before the run (map-workers.ts): an
+  // input of one batch (a few records on stdin) is mapped here long before a worker could have loaded, and
+  // starting one cost the first record ~15 ms of this thread and a core busy loading modules.
+  if (prestartedCount() > 0) start();
   const { mapBatch } = options;
   let mainBatches = 0;
+  let submitted = 0;
   return {
     // Room for the workers' queues plus as many batches again mapped here while the oldest is still out:
     // with less, the main thread waited for a worker's result instead of mapping (0.18 -> 0.12 s a run).
     capacity: options.workers * 2 * WORKER_QUEUE,
     async submit(batch) {
       // hasRoom() takes the workers' finished results first, so a worker that just finished gets this batch.
-      if (pool.hasRoom()) return pool.submit(batch);
+      const workers = submitted++ > 0 ? start() : pool;
+      if (workers?.hasRoom()) return workers.submit(batch);
       mainBatches++;
       const result = mapBatch(batch);
       encodeOutput(result);
       return result;
     },
-    close: () => pool.close(),
+    close: async () => pool?.close(),
     get mainBatches() {
       return mainBatches;
     },
-    workerStats: pool.workerStats,
+    get workerStats() {
+      return pool?.workerStats;
+    },
   };
 }
 

@@ -50,9 +50,10 @@ export const foundConcept = z.object({
 export const conceptSearchResponse = z.object({
   concepts: z.array(foundConcept),
   total: z.number().int(),
-  total_relation: z
-    .enum(["eq", "gte"])
-    .meta({ description: "eq: total is exact; gte: counting stopped at total (10,000)" }),
+  total_relation: z.enum(["eq", "gte"]).meta({
+    description:
+      "eq: total is exact; gte: a lower bound (counting stops at 10,000 matches or 40,000 index entries read)",
+  }),
 });
 
 export const standardList = z.object({

@@ -1,15 +1,17 @@
 // base64: text to base64 and back (FHIR Attachment.data holds base64), as UTF-8. Decoding rejects anything
 // that is not canonical base64 rather than returning the garbage Buffer.from makes of it.
-import { z } from "zod";
+import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { describeValue } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";
 
-const config = z.object({ decode: z.boolean().optional() }).strict();
+const config = lazySchema((z) => z.object({ decode: z.boolean().optional() }).strict());
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-export const base64: TransformDefinition<z.infer<typeof config>> = {
-  config,
+export const base64: TransformDefinition<ConfigOf<typeof config>> = {
+  get config() {
+    return config();
+  },
   description: "Text as base64 (UTF-8); with decode: true, base64 back to text.",
   create: (cfg) =>
     cfg.decode

@@ -1,10 +1,10 @@
 // passthrough, str, int, float, bool: strict conversions. Nothing is rounded, truncated or guessed; a value
 // that does not convert is an `invalid_value` issue. Integers beyond 2^53 are kept exact as bigint.
-import { z } from "zod";
+import { lazySchema } from "../crossmap/validation.js";
 import { describeValue } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";
 
-const none = z.object({}).strict();
+const none = lazySchema((z) => z.object({}).strict());
 
 const INTEGER = /^[+-]?\d+$/;
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -50,13 +50,17 @@ const TRUE = new Set(["true", "t", "yes", "y", "1"]);
 const FALSE = new Set(["false", "f", "no", "n", "0"]);
 
 export const passthrough: TransformDefinition = {
-  config: none,
+  get config() {
+    return none();
+  },
   description: "Copy the value unchanged.",
   create: () => (v) => v,
 };
 
 export const str: TransformDefinition = {
-  config: none,
+  get config() {
+    return none();
+  },
   description: "Convert a string, number, bigint or boolean to a string; objects are an issue.",
   create: () => (v) => {
     switch (typeof v) {
@@ -74,7 +78,9 @@ export const str: TransformDefinition = {
 };
 
 export const int: TransformDefinition = {
-  config: none,
+  get config() {
+    return none();
+  },
   description:
     "Convert to an integer; exact beyond 2^53; a fraction or non-number is an issue, never truncated.",
   create: () => (v) => {
@@ -84,7 +90,9 @@ export const int: TransformDefinition = {
 };
 
 export const float: TransformDefinition = {
-  config: none,
+  get config() {
+    return none();
+  },
   description: "Convert to a finite number; anything else is an issue.",
   create: () => (v) => {
     const n = toFloat(v);
@@ -93,7 +101,9 @@ export const float: TransformDefinition = {
 };
 
 export const bool: TransformDefinition = {
-  config: none,
+  get config() {
+    return none();
+  },
   description:
     "Convert true/false, 1/0, yes/no, y/n, t/f (any case) to a boolean; anything else is an issue.",
   create: () => (v) => {

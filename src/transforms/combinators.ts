@@ -1,9 +1,10 @@
 // first_of and chain: transforms made of other transforms, for a target that may be filled from one of several
 // places (a lossless carrier, else the element other producers use) or that needs two steps (pick an
 // extension, then read an id out of it). Both are built once at load; per record they are plain calls.
-import { z } from "zod";
+import type { z } from "zod";
 import type { Getter } from "../crossmap/paths.js";
 import type { SourceRecord } from "../crossmap/types.js";
+import { type ConfigOf, lazySchema, type Zod } from "../crossmap/validation.js";
 import {
   type NestedTransform,
   type TransformContext,
@@ -11,27 +12,30 @@ import {
   Unmappable,
 } from "./types.js";
 
-const step = z
-  .object({
-    /** A built-in or custom transform, or a key of the document's `transforms`. Default: passthrough. */
-    transform: z.string().min(1).optional(),
-    config: z.record(z.string(), z.unknown()).optional(),
-    /** Without a vocabulary this step yields nothing instead of failing to load. */
-    vocabulary_optional: z.boolean().optional(),
-  })
-  .strict();
+const stepSchema = (z: Zod) =>
+  z
+    .object({
+      /** A built-in or custom transform, or a key of the document's `transforms`. Default: passthrough. */
+      transform: z.string().min(1).optional(),
+      config: z.record(z.string(), z.unknown()).optional(),
+      /** Without a vocabulary this step yields nothing instead of failing to load. */
+      vocabulary_optional: z.boolean().optional(),
+    })
+    .strict();
+type Step = z.infer<ReturnType<typeof stepSchema>>;
 
-const alternative = step.extend({
-  /** The source path this alternative reads; default: the field's own value. */
-  source: z.string().min(1).optional(),
-});
+const alternative = (z: Zod) =>
+  stepSchema(z).extend({
+    /** The source path this alternative reads; default: the field's own value. */
+    source: z.string().min(1).optional(),
+  });
 
-const firstOfConfig = z.object({ alternatives: z.array(alternative).min(1) }).strict();
-const chainConfig = z.object({ steps: z.array(step).min(1) }).strict();
+const firstOfConfig = lazySchema((z) => z.object({ alternatives: z.array(alternative(z)).min(1) }).strict());
+const chainConfig = lazySchema((z) => z.object({ steps: z.array(stepSchema(z)).min(1) }).strict());
 
 const absent = (v: unknown): boolean => v === undefined || v === null || v === "";
 
-function nested(ctx: TransformContext, s: z.infer<typeof step>): NestedTransform {
+function nested(ctx: TransformContext, s: Step): NestedTransform {
   if (!ctx.transform) throw new Error("this context cannot build nested transforms");
   return ctx.transform({
     transform: s.transform ?? "passthrough",
@@ -40,8 +44,10 @@ function nested(ctx: TransformContext, s: z.infer<typeof step>): NestedTransform
   });
 }
 
-export const firstOf: TransformDefinition<z.infer<typeof firstOfConfig>> = {
-  config: firstOfConfig,
+export const firstOf: TransformDefinition<ConfigOf<typeof firstOfConfig>> = {
+  get config() {
+    return firstOfConfig();
+  },
   acceptsAbsent: true,
   description:
     "Tries `alternatives` in order (each a transform over the field or its own `source`); the first value wins. None: the first failure, else nothing.",
@@ -69,8 +75,10 @@ export const firstOf: TransformDefinition<z.infer<typeof firstOfConfig>> = {
   },
 };
 
-export const chain: TransformDefinition<z.infer<typeof chainConfig>> = {
-  config: chainConfig,
+export const chain: TransformDefinition<ConfigOf<typeof chainConfig>> = {
+  get config() {
+    return chainConfig();
+  },
   acceptsAbsent: true,
   description:
     "Runs `steps` in order, each on the previous one's result; a failure or an absent result stops it.",

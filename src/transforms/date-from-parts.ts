@@ -1,26 +1,30 @@
 // date_from_parts: a date from separate year, month and day fields (OMOP person's year/month/day_of_birth), as
 // precise as the fields allow: "1998", "1998-04" or "1998-04-09". An impossible date is an issue, never guessed.
-import { z } from "zod";
 import type { SourceRecord } from "../crossmap/types.js";
+import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { toInteger } from "./casts.js";
 import { validParts } from "./dates.js";
 import { describeValue } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";
 
-const config = z
-  .object({
-    /** Field with the month (1-12); default: none, the date is the year alone. */
-    month_field: z.string().min(1).optional(),
-    /** Field with the day of the month; used only with a month. */
-    day_field: z.string().min(1).optional(),
-  })
-  .strict();
+const config = lazySchema((z) =>
+  z
+    .object({
+      /** Field with the month (1-12); default: none, the date is the year alone. */
+      month_field: z.string().min(1).optional(),
+      /** Field with the day of the month; used only with a month. */
+      day_field: z.string().min(1).optional(),
+    })
+    .strict(),
+);
 
 const absent = (v: unknown): boolean => v === undefined || v === null || v === "";
 const pad = (n: number, width = 2): string => String(n).padStart(width, "0");
 
-export const dateFromParts: TransformDefinition<z.infer<typeof config>> = {
-  config,
+export const dateFromParts: TransformDefinition<ConfigOf<typeof config>> = {
+  get config() {
+    return config();
+  },
   description:
     "A date from the year (the value) and optional month_field / day_field: YYYY, YYYY-MM or YYYY-MM-DD.",
   create: (cfg, ctx) => {

@@ -1,20 +1,24 @@
 // date_part: one calendar or clock part of a date as an integer (year_of_birth from a birth date), for
 // targets that store dates in pieces. A date without that part is an issue, never a guess.
-import { z } from "zod";
+import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { DATE_FORMS, parseDate } from "./dates.js";
 import { describeValue } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";
 
-const config = z
-  .object({
-    part: z.enum(["year", "month", "day", "hour", "minute", "second"]),
-    /** true: a date less precise than the part (a birthDate of "1990" has no month) yields nothing, no issue. */
-    optional: z.boolean().optional(),
-  })
-  .strict();
+const config = lazySchema((z) =>
+  z
+    .object({
+      part: z.enum(["year", "month", "day", "hour", "minute", "second"]),
+      /** true: a date less precise than the part (a birthDate of "1990" has no month) yields nothing, no issue. */
+      optional: z.boolean().optional(),
+    })
+    .strict(),
+);
 
-export const datePart: TransformDefinition<z.infer<typeof config>> = {
-  config,
+export const datePart: TransformDefinition<ConfigOf<typeof config>> = {
+  get config() {
+    return config();
+  },
   description:
     "One part (year, month, day, hour, minute, second) of a date as an integer; `optional`: nothing when the date lacks it.",
   create: (cfg) => (v) => {

@@ -1,8 +1,9 @@
 // Derived ids: a pure function of some values, a salt and an element index, so a record produced by fan-out
 // gets the same id in every run, and any record that knows the same values can reference it. Shared by an
 // output's `id` rule (crossmap/outputs) and the `derived_id` transform.
-import { createHash } from "node:crypto";
-import { z } from "zod";
+
+import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
+import { createHash } from "../hash.js";
 import { normalizeInteger } from "./casts.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";
@@ -60,23 +61,27 @@ export function deriveId(
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-const config = z
-  .object({
-    /** Mixed into the id, so one source gives different ids for different derived records. */
-    salt: z.string(),
-    format: z.enum(["uuid", "integer", "text"]).optional(),
-    /** Further source paths whose values are part of the id, after the transformed value. */
-    with: z.array(z.string().min(1)).optional(),
-    /** Written around the id, e.g. `urn:uuid:{value}` or `Practitioner/{value}`. */
-    pattern: z
-      .string()
-      .regex(/\{value\}/, "must contain {value}")
-      .optional(),
-  })
-  .strict();
+const config = lazySchema((z) =>
+  z
+    .object({
+      /** Mixed into the id, so one source gives different ids for different derived records. */
+      salt: z.string(),
+      format: z.enum(["uuid", "integer", "text"]).optional(),
+      /** Further source paths whose values are part of the id, after the transformed value. */
+      with: z.array(z.string().min(1)).optional(),
+      /** Written around the id, e.g. `urn:uuid:{value}` or `Practitioner/{value}`. */
+      pattern: z
+        .string()
+        .regex(/\{value\}/, "must contain {value}")
+        .optional(),
+    })
+    .strict(),
+);
 
-export const derivedId: TransformDefinition<z.infer<typeof config>> = {
-  config,
+export const derivedId: TransformDefinition<ConfigOf<typeof config>> = {
+  get config() {
+    return config();
+  },
   description:
     "The id an output's `id` rule derives from the same values and salt (uuid, integer or text), e.g. to reference a fanned-out record.",
   create: (cfg, ctx) => {

@@ -1,8 +1,8 @@
 // fhir_extension and extension_value: a value carried in a FHIR extension, for data FHIR has no element for.
 // The writer builds `{url, value[x]}`; the reader finds the extension by url in a list and converts its value
 // back into the column's type. The URL lives in the crossmap, never here.
-import { z } from "zod";
 import type { SourceRecord } from "../crossmap/types.js";
+import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { toFloat, toInteger } from "./casts.js";
 import { compileDateConverter } from "./date-convert.js";
 import { parseDate } from "./dates.js";
@@ -14,38 +14,42 @@ import { fail, type TransformDefinition, Unmappable } from "./types.js";
 const FHIR_ID = /^[A-Za-z0-9\-.]{1,64}$/;
 const INT32 = 2 ** 31 - 1;
 
-const writerConfig = z
-  .object({
-    url: z.string().min(1),
-    /** The value[x] type: what the value becomes. */
-    value_type: z.enum([
-      "string",
-      "integer",
-      "decimal",
-      "boolean",
-      "date",
-      "dateTime",
-      "Coding",
-      "Reference",
-    ]),
-    /** Coding: its system; with a vocabulary, a concept id gets its name as display. */
-    system: z.string().min(1).optional(),
-    /** Reference: the resource type it points at. */
-    resource_type: z
-      .string()
-      .regex(/^[A-Z][A-Za-z]+$/, "must be a FHIR resource type such as Encounter")
-      .optional(),
-    /** Reference: prepended to the id, e.g. "visit-detail-". */
-    id_prefix: z.string().optional(),
-  })
-  .strict()
-  .refine((c) => c.value_type !== "Coding" || c.system, { message: "value_type Coding needs system" })
-  .refine((c) => c.value_type !== "Reference" || c.resource_type, {
-    message: "value_type Reference needs resource_type",
-  });
+const writerConfig = lazySchema((z) =>
+  z
+    .object({
+      url: z.string().min(1),
+      /** The value[x] type: what the value becomes. */
+      value_type: z.enum([
+        "string",
+        "integer",
+        "decimal",
+        "boolean",
+        "date",
+        "dateTime",
+        "Coding",
+        "Reference",
+      ]),
+      /** Coding: its system; with a vocabulary, a concept id gets its name as display. */
+      system: z.string().min(1).optional(),
+      /** Reference: the resource type it points at. */
+      resource_type: z
+        .string()
+        .regex(/^[A-Z][A-Za-z]+$/, "must be a FHIR resource type such as Encounter")
+        .optional(),
+      /** Reference: prepended to the id, e.g. "visit-detail-". */
+      id_prefix: z.string().optional(),
+    })
+    .strict()
+    .refine((c) => c.value_type !== "Coding" || c.system, { message: "value_type Coding needs system" })
+    .refine((c) => c.value_type !== "Reference" || c.resource_type, {
+      message: "value_type Reference needs resource_type",
+    }),
+);
 
-export const fhirExtension: TransformDefinition<z.infer<typeof writerConfig>> = {
-  config: writerConfig,
+export const fhirExtension: TransformDefinition<ConfigOf<typeof writerConfig>> = {
+  get config() {
+    return writerConfig();
+  },
   description:
     "The value in a FHIR extension: {url, value[x]} of the given type (string, integer, Coding, Reference ...).",
   create: (cfg, ctx) => {
@@ -113,20 +117,24 @@ export const fhirExtension: TransformDefinition<z.infer<typeof writerConfig>> = 
   },
 };
 
-const readerConfig = z
-  .object({
-    url: z.string().min(1),
-    /** What the extension's value becomes. */
-    as: z.enum(["string", "integer", "decimal", "date", "datetime", "id"]),
-    /** `id`: prefixes the referenced id may carry ("visit-detail-12" reads as 12), as integer_id. */
-    prefix: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
-  })
-  .strict();
+const readerConfig = lazySchema((z) =>
+  z
+    .object({
+      url: z.string().min(1),
+      /** What the extension's value becomes. */
+      as: z.enum(["string", "integer", "decimal", "date", "datetime", "id"]),
+      /** `id`: prefixes the referenced id may carry ("visit-detail-12" reads as 12), as integer_id. */
+      prefix: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+    })
+    .strict(),
+);
 
 const pad = (n: number | undefined): string => String(n ?? 0).padStart(2, "0");
 
-export const extensionValueReader: TransformDefinition<z.infer<typeof readerConfig>> = {
-  config: readerConfig,
+export const extensionValueReader: TransformDefinition<ConfigOf<typeof readerConfig>> = {
+  get config() {
+    return readerConfig();
+  },
   description:
     "The value of the extension with `url` in a list of extensions, as string, integer, decimal, date, datetime or id.",
   create: (cfg) => {
@@ -147,7 +155,7 @@ export const extensionValueReader: TransformDefinition<z.infer<typeof readerConf
   },
 };
 
-function converter(as: z.infer<typeof readerConfig>["as"], prefixes: string[]): (raw: unknown) => unknown {
+function converter(as: ConfigOf<typeof readerConfig>["as"], prefixes: string[]): (raw: unknown) => unknown {
   switch (as) {
     case "string":
       return (raw) => scalarKey(raw) ?? fail("invalid_value", `${describeValue(raw)} is not text`);

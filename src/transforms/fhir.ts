@@ -1,14 +1,14 @@
 // FHIR datatypes: codeable_concept, fhir_reference, fhir_date, fhir_period.
-import { z } from "zod";
 import type { Getter } from "../crossmap/paths.js";
+import { type ConfigOf, lazySchema, type Zod } from "../crossmap/validation.js";
 import { compileDateConverter } from "./date-convert.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { degrade, fail, type TransformDefinition, Unmappable } from "./types.js";
 
-const dateOptions = {
+const dateOptions = (z: Zod) => ({
   input_format: z.string().min(1).optional(),
   assume_timezone: z.string().min(1).optional(),
-};
+});
 
 const optionalText = (get: Getter | undefined, record: Record<string, unknown>): string | undefined => {
   if (!get) return undefined;
@@ -16,17 +16,21 @@ const optionalText = (get: Getter | undefined, record: Record<string, unknown>):
   return t === "" ? undefined : t;
 };
 
-const ccConfig = z
-  .object({
-    system: z.string().min(1),
-    display_field: z.string().min(1).optional(),
-    text_field: z.string().min(1).optional(),
-    version: z.string().min(1).optional(),
-  })
-  .strict();
+const ccConfig = lazySchema((z) =>
+  z
+    .object({
+      system: z.string().min(1),
+      display_field: z.string().min(1).optional(),
+      text_field: z.string().min(1).optional(),
+      version: z.string().min(1).optional(),
+    })
+    .strict(),
+);
 
-export const codeableConcept: TransformDefinition<z.infer<typeof ccConfig>> = {
-  config: ccConfig,
+export const codeableConcept: TransformDefinition<ConfigOf<typeof ccConfig>> = {
+  get config() {
+    return ccConfig();
+  },
   description: "The value as the code of a one-coding CodeableConcept in `system`.",
   create: (cfg, ctx) => {
     const display = cfg.display_field ? ctx.compileSourcePath(cfg.display_field) : undefined;
@@ -47,17 +51,21 @@ export const codeableConcept: TransformDefinition<z.infer<typeof ccConfig>> = {
   },
 };
 
-const refConfig = z
-  .object({
-    resource_type: z.string().regex(/^[A-Z][A-Za-z]+$/, "must be a FHIR resource type such as Patient"),
-    display_field: z.string().min(1).optional(),
-  })
-  .strict();
+const refConfig = lazySchema((z) =>
+  z
+    .object({
+      resource_type: z.string().regex(/^[A-Z][A-Za-z]+$/, "must be a FHIR resource type such as Patient"),
+      display_field: z.string().min(1).optional(),
+    })
+    .strict(),
+);
 
 const FHIR_ID = /^[A-Za-z0-9\-.]{1,64}$/;
 
-export const fhirReference: TransformDefinition<z.infer<typeof refConfig>> = {
-  config: refConfig,
+export const fhirReference: TransformDefinition<ConfigOf<typeof refConfig>> = {
+  get config() {
+    return refConfig();
+  },
   description: "A Reference to `resource_type`/<value>; the value must be a valid FHIR id.",
   create: (cfg, ctx) => {
     const prefix = `${cfg.resource_type}/`;
@@ -77,27 +85,33 @@ export const fhirReference: TransformDefinition<z.infer<typeof refConfig>> = {
   },
 };
 
-const dateConfig = z
-  .object({ type: z.enum(["date", "dateTime", "instant"]).optional(), ...dateOptions })
-  .strict();
+const dateConfig = lazySchema((z) =>
+  z.object({ type: z.enum(["date", "dateTime", "instant"]).optional(), ...dateOptions(z) }).strict(),
+);
 
-export const fhirDate: TransformDefinition<z.infer<typeof dateConfig>> = {
-  config: dateConfig,
+export const fhirDate: TransformDefinition<ConfigOf<typeof dateConfig>> = {
+  get config() {
+    return dateConfig();
+  },
   description: "A FHIR date (default; keeps partial precision), dateTime (keeps the offset) or instant.",
   create: (cfg) => compileDateConverter(cfg),
 };
 
-const periodConfig = z
-  .object({
-    start_field: z.string().min(1).optional(),
-    end_field: z.string().min(1).optional(),
-    type: z.enum(["date", "dateTime"]).optional(),
-    ...dateOptions,
-  })
-  .strict();
+const periodConfig = lazySchema((z) =>
+  z
+    .object({
+      start_field: z.string().min(1).optional(),
+      end_field: z.string().min(1).optional(),
+      type: z.enum(["date", "dateTime"]).optional(),
+      ...dateOptions(z),
+    })
+    .strict(),
+);
 
-export const fhirPeriod: TransformDefinition<z.infer<typeof periodConfig>> = {
-  config: periodConfig,
+export const fhirPeriod: TransformDefinition<ConfigOf<typeof periodConfig>> = {
+  get config() {
+    return periodConfig();
+  },
   acceptsAbsent: true,
   description: "A Period from start_field (default: the field itself) and end_field.",
   create: (cfg, ctx) => {

@@ -1,17 +1,21 @@
 // format: re-formats a date with strftime directives (`pattern: "%Y%m%d"`), or fills a string template
 // (`pattern: "Patient/{value}"`, `"{given} {family}"`) from the value and other fields of the record.
-import { z } from "zod";
 import type { Getter } from "../crossmap/paths.js";
+import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { DATE_FORMS, type DateParts, parseDate } from "./dates.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { compileDateFormatter, compileDateParser, hasDirective } from "./strftime.js";
 import { fail, type TransformDefinition } from "./types.js";
 
-const config = z.object({ pattern: z.string().min(1), input_format: z.string().min(1).optional() }).strict();
-type Config = z.infer<typeof config>;
+const config = lazySchema((z) =>
+  z.object({ pattern: z.string().min(1), input_format: z.string().min(1).optional() }).strict(),
+);
+type Config = ConfigOf<typeof config>;
 
 export const format: TransformDefinition<Config> = {
-  config,
+  get config() {
+    return config();
+  },
   description: "Date re-formatting with strftime directives, or a {placeholder} string template.",
   create: (cfg, ctx) => {
     if (hasDirective(cfg.pattern)) {

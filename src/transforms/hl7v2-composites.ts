@@ -39,7 +39,7 @@ export function personName(c: Components): Record<string, unknown> | undefined {
     family: at(c, 2),
     given: list(at(c, 3), ...at(c, 4).split(" ").filter(Boolean)),
     prefix: list(at(c, 6)),
-    suffix: list(at(c, 5), at(c, 7)),
+    suffix: list(at(c, 5), at(c, 7), at(c, 21)),
   });
 }
 

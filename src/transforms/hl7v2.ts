@@ -1,15 +1,18 @@
 // hl7v2_field: reads an HL7 v2 field (ER7 text with the standard ^ & ~ delimiters, a component array, or a
 // value the ER7 reader already split with the message's own delimiters) and renders it by its data type:
 // ST/NM/DT/TS/CX/XPN/XAD/XTN/CWE (CE, CNE), NM + units as a Quantity.
-import { z } from "zod";
 import type { Getter } from "../crossmap/paths.js";
 import type { SourceRecord } from "../crossmap/types.js";
+import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { toFloat } from "./casts.js";
 import { compileDateConverter } from "./date-convert.js";
 import { describeValue } from "./describe.js";
 import { at, type Components, composite, nonEmpty, type Part } from "./hl7v2-composites.js";
 import { er7Split, isEr7Record } from "./hl7v2-value.js";
 import { degrade, fail, type TransformDefinition, Unmappable } from "./types.js";
+import { isUcum } from "./ucum.js";
+
+const UCUM = "http://unitsofmeasure.org";
 
 const ESCAPES: Record<string, string> = { F: "|", S: "^", T: "&", R: "~", E: "\\", ".br": "\n" };
 
@@ -58,20 +61,25 @@ const list = (...xs: string[]): string[] => xs.filter((x) => x !== "");
 
 const NAME_USE: Record<string, string> = { L: "official", D: "usual", M: "maiden", N: "nickname" };
 const ADDRESS_USE: Record<string, string> = { H: "home", B: "work", O: "work", C: "temp" };
+// XTN-3 and XTN-2 through the IG's TelecommunicationEquipmentType and TelecommunicationUseCode maps. The IG
+// maps CP to a system "mobile" that FHIR R4 does not have: a cell phone is system phone, use mobile.
 const TELECOM_SYSTEM: Record<string, string> = {
   PH: "phone",
   CP: "phone",
   FX: "fax",
   BP: "pager",
   Internet: "email",
+  "X.400": "email",
   X400: "email",
+  MD: "other",
+  SAT: "other",
+  TDD: "other",
+  TTY: "other",
 };
 const TELECOM_USE: Record<string, string> = {
   PRN: "home",
   WPN: "work",
-  ORN: "home",
-  VHN: "home",
-  EMR: "home",
+  PRS: "mobile",
 };
 
 const FORMATS = [
@@ -102,45 +110,60 @@ const FORMATS = [
   "HD",
 ] as const;
 
-const config = z
-  .object({
-    format: z.enum(FORMATS),
-    component: z.number().int().min(1).optional(),
-    subcomponent: z.number().int().min(1).optional(),
-    repetition: z.union([z.number().int().min(1), z.literal("all")]).optional(),
-    /**
-     * Coding-system names (HL7 table 0396, e.g. LN, SCT, I10) -> FHIR system URIs, for CWE/CE/CNE and the
-     * units of a Quantity. A key ending in `*` matches by prefix and the rest replaces `*` in the URI
-     * (`HL7*: http://terminology.hl7.org/CodeSystem/v2-*` turns HL70203 into .../v2-0203).
-     */
-    systems: z.record(z.string(), z.string()).optional(),
-    /** ST-like formats: render every repetition and join them with this text (FT/TX reports, one line each). */
-    join: z.string().optional(),
-    /** NM, SN: the field holding the units (a CWE such as `mg^milligram^UCUM`); the result is a Quantity. */
-    unit_field: z.string().min(1).optional(),
-    /** Render only when another field (e.g. OBX.2, the value type) holds one of these values. */
-    when: z
-      .object({ field: z.string().min(1), in: z.array(z.string()).min(1) })
-      .strict()
-      .optional(),
-    type: z.enum(["date", "dateTime", "instant"]).optional(),
-    /** CWE/CE/CNE: the system of a coding whose coding-system name (component 3 or 6) is empty. */
-    default_system: z.string().min(1).optional(),
-    assume_timezone: z.string().min(1).optional(),
-    /**
-     * CX: the codes of HL7 table 0203 (identifier type). A CX-5 among them is a v2-0203 coding; any other
-     * value is kept as `type.text` rather than written as a code the system does not have.
-     */
-    identifier_types: z.array(z.string().min(1)).min(1).optional(),
-    /**
-     * XCN, XON, PL, HD: the whole as a logical Reference (identifier and display; the default), or its `name`,
-     * `identifier` or `display`; HD also as a `uri` (`urn:oid:` for ISO ids). CWE/CE/CNE: `coding`, the first
-     * coding alone instead of a CodeableConcept.
-     */
-    part: z.enum(["reference", "name", "identifier", "display", "uri", "coding"]).optional(),
-  })
-  .strict();
-type Config = z.infer<typeof config>;
+const config = lazySchema((z) =>
+  z
+    .object({
+      format: z.enum(FORMATS),
+      component: z.number().int().min(1).optional(),
+      subcomponent: z.number().int().min(1).optional(),
+      repetition: z.union([z.number().int().min(1), z.literal("all")]).optional(),
+      /**
+       * Coding-system names (HL7 table 0396, e.g. LN, SCT, I10) -> FHIR system URIs, for CWE/CE/CNE and the
+       * units of a Quantity. A key ending in `*` matches by prefix and the rest replaces `*` in the URI
+       * (`HL7*: http://terminology.hl7.org/CodeSystem/v2-*` turns HL70203 into .../v2-0203).
+       */
+      systems: z.record(z.string(), z.string()).optional(),
+      /** ST-like formats: render every repetition and join them with this text (FT/TX reports, one line each). */
+      join: z.string().optional(),
+      /** NM, SN: the field holding the units (a CWE such as `mg^milligram^UCUM`); the result is a Quantity. */
+      unit_field: z.string().min(1).optional(),
+      /**
+       * NM, SN, CQ: units sent without a coding system that are a valid UCUM expression (`mg/dL`, `%`) are
+       * written as UCUM (`system` http://unitsofmeasure.org, `code` the units), as UCUM-coded units are.
+       */
+      ucum: z.boolean().optional(),
+      /** XTN: the use when XTN-2 gives none (the IG's PID-13 is `home`, PID-14 `work`). */
+      use: z.enum(["home", "work", "temp", "old", "mobile"]).optional(),
+      /** CX: the identifier's type whatever CX-5 says (the IG assigns one: PV1-19 is a visit number, VN). */
+      identifier_type: z
+        .object({ code: z.string().min(1), text: z.string().optional() })
+        .strict()
+        .optional(),
+      /** Render only when another field (e.g. OBX.2, the value type) holds one of these values. */
+      when: z
+        .object({ field: z.string().min(1), in: z.array(z.string()).min(1) })
+        .strict()
+        .optional(),
+      type: z.enum(["date", "dateTime", "instant"]).optional(),
+      /** CWE/CE/CNE: the system of a coding whose coding-system name (component 3 or 6) is empty. */
+      default_system: z.string().min(1).optional(),
+      assume_timezone: z.string().min(1).optional(),
+      /**
+       * CX: the codes of HL7 table 0203 (identifier type). A CX-5 among them is a v2-0203 coding; any other
+       * value is kept as `type.text` rather than written as a code the system does not have.
+       */
+      identifier_types: z.array(z.string().min(1)).min(1).optional(),
+      /**
+       * XCN, XON, PL, HD: the whole as a logical Reference (identifier and display; the default), or its `name`,
+       * `identifier` or `display`; HD also as a `uri` (`urn:oid:` for ISO ids). CWE/CE/CNE: `coding`, the first
+       * coding alone instead of a CodeableConcept. XPN: `nickname`, the called-by name (XPN-15) as a HumanName of
+       * use nickname.
+       */
+      part: z.enum(["reference", "name", "identifier", "display", "uri", "coding", "nickname"]).optional(),
+    })
+    .strict(),
+);
+type Config = ConfigOf<typeof config>;
 
 type Render = (c: Components, record: SourceRecord) => unknown;
 
@@ -210,7 +233,7 @@ function quantity(
     const u = splitField(unitField(record), record)?.[0];
     if (!u) return nonEmpty({ value, comparator });
     const code = at(u, 1);
-    const uri = at(u, 3) ? system(at(u, 3)) : undefined;
+    const uri = at(u, 3) ? system(at(u, 3)) : cfg.ucum && isUcum(code) ? UCUM : undefined;
     return nonEmpty({
       value,
       comparator,
@@ -271,30 +294,41 @@ function renderer(cfg: Config, unitField: Getter | undefined): Render {
               ? universal
               : undefined;
         const code = at(c, 5);
-        const type = !code
-          ? undefined
-          : typeCodes === undefined || typeCodes.has(code)
-            ? { coding: [{ system: "http://terminology.hl7.org/CodeSystem/v2-0203", code }] }
-            : { text: code };
+        const type = cfg.identifier_type
+          ? nonEmpty({
+              coding: [
+                { system: "http://terminology.hl7.org/CodeSystem/v2-0203", code: cfg.identifier_type.code },
+              ],
+              text: cfg.identifier_type.text,
+            })
+          : !code
+            ? undefined
+            : typeCodes === undefined || typeCodes.has(code)
+              ? { coding: [{ system: "http://terminology.hl7.org/CodeSystem/v2-0203", code }] }
+              : { text: code };
         const assigner = at(c, 4, 1) ? { display: at(c, 4, 1) } : undefined;
         return nonEmpty({ type, system, value: at(c, 1), assigner });
       };
     }
     case "XPN":
+      // IG XPN[HumanName] row 15: the called-by name is a HumanName of its own, use nickname.
+      if (cfg.part === "nickname")
+        return (c) => (at(c, 15) ? { use: "nickname", given: [at(c, 15)] } : undefined);
       return (c) =>
         nonEmpty({
           use: NAME_USE[at(c, 7)],
           family: at(c, 1),
           given: list(at(c, 2), ...at(c, 3).split(" ").filter(Boolean)),
           prefix: list(at(c, 5)),
-          suffix: list(at(c, 4), at(c, 6)),
+          suffix: list(at(c, 4), at(c, 6), at(c, 14)),
         });
     case "XAD":
       return (c) =>
         nonEmpty({
           use: ADDRESS_USE[at(c, 7)],
           type: at(c, 7) === "M" ? "postal" : undefined,
-          line: list(joined(c, 1), joined(c, 2)),
+          // IG SAD[Address]: street or mailing address, street name and dwelling number are lines of their own.
+          line: list(at(c, 1, 1), at(c, 1, 2), at(c, 1, 3), joined(c, 2), at(c, 19)),
           city: at(c, 3),
           state: at(c, 4),
           postalCode: at(c, 5),
@@ -304,12 +338,25 @@ function renderer(cfg: Config, unitField: Getter | undefined): Render {
       return (c) => {
         const equipment = at(c, 3);
         const system = TELECOM_SYSTEM[equipment] ?? (at(c, 4) ? "email" : "phone");
-        const phone = at(c, 6) || at(c, 7) ? `${at(c, 6) ? `(${at(c, 6)}) ` : ""}${at(c, 7)}` : at(c, 1);
-        const value = system === "email" ? at(c, 4) || at(c, 1) : phone;
+        // IG XTN[ContactPoint]: the unformatted number (XTN-12), else the parts (+country area local
+        // Xextension), else XTN-1.
+        const parts =
+          at(c, 6) || at(c, 7)
+            ? [at(c, 5) && `+${at(c, 5)}`, at(c, 6), at(c, 7), at(c, 8) && `X${at(c, 8)}`]
+                .filter(Boolean)
+                .join(" ")
+            : "";
+        const phone = at(c, 12) || parts || at(c, 1);
+        const value =
+          equipment === "Internet" ||
+          equipment === "X.400" ||
+          (system === "email" && !TELECOM_SYSTEM[equipment])
+            ? at(c, 4) || at(c, 1)
+            : phone;
         return nonEmpty({
           system: value ? system : undefined,
           value,
-          use: equipment === "CP" ? "mobile" : TELECOM_USE[at(c, 2)],
+          use: TELECOM_USE[at(c, 2)] ?? cfg.use ?? (equipment === "CP" ? "mobile" : undefined),
         });
       };
     case "CWE":
@@ -347,14 +394,24 @@ function renderer(cfg: Config, unitField: Getter | undefined): Render {
     case "XON":
     case "PL":
       return composite(cfg.format, cfg.part === "coding" ? undefined : (cfg.part as Part | undefined));
-    case "CQ":
-      // CQ: quantity ^ units (CWE); a unit without a coding system is written as text only.
+    case "CQ": {
+      const cqSystem = systemResolver(cfg.systems);
+      // CQ: quantity ^ units (CWE); the units are coded when they name a known system (or, with `ucum`,
+      // are a UCUM expression), else written as text only.
       return (c) => {
         const n = toFloat(at(c, 1));
         if (n === undefined)
           return at(c, 1) ? fail("invalid_value", `${describeValue(at(c, 1))} is not a number`) : undefined;
-        return nonEmpty({ value: n, unit: at(c, 2, 2) || at(c, 2, 1) });
+        const code = at(c, 2, 1);
+        const uri = at(c, 2, 3) ? cqSystem(at(c, 2, 3)) : cfg.ucum && isUcum(code) ? UCUM : undefined;
+        return nonEmpty({
+          value: n,
+          unit: at(c, 2, 2) || code,
+          system: uri && code ? uri : undefined,
+          code: uri && code ? code : undefined,
+        });
       };
+    }
     case "DR": {
       const convert = compileDateConverter({ type: cfg.type ?? "dateTime" });
       return (c) => {
@@ -389,7 +446,9 @@ function renderAll(reps: Components[], render: Render, record: SourceRecord): un
 }
 
 export const hl7v2Field: TransformDefinition<Config> = {
-  config,
+  get config() {
+    return config();
+  },
   description:
     "An HL7 v2 field rendered by data type (ST, NM, SN, DT/DTM/TS, CX, XPN, XAD, XTN, CWE/CE/CNE); NM/SN + units as a Quantity.",
   create: (cfg, ctx) => {

@@ -3,9 +3,9 @@
 // knows it), the standard code beside it when the vocabulary knows it, the source value as a coding in the
 // source concept's system (marked userSelected: it is what the source recorded) or as text when it is a phrase,
 // and the source concept id in an extension. omop_concept_of reads each of them back.
-import { z } from "zod";
 import type { Getter } from "../crossmap/paths.js";
 import type { SourceRecord } from "../crossmap/types.js";
+import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { fhirSystemFor } from "../vocab/systems.js";
 import { describeValue, scalarKey } from "./describe.js";
 import {
@@ -19,28 +19,32 @@ import {
 } from "./omop-codes.js";
 import { degrade, fail, type TransformDefinition } from "./types.js";
 
-const config = z
-  .object({
-    /** The code system of concept ids, e.g. https://fhir-terminology.ohdsi.org. */
-    concept_system: z.string().min(1),
-    /** The record's *_source_value for this concept. */
-    source_value_field: z.string().min(1).optional(),
-    /** The record's *_source_concept_id for this concept. */
-    source_concept_field: z.string().min(1).optional(),
-    /** URL of the extension (on the CodeableConcept) that carries the source concept id. */
-    source_concept_extension: z.string().min(1).optional(),
-    /** Return `{url, valueCodeableConcept}` instead: for concepts whose FHIR home is a code or a profile. */
-    extension_url: z.string().min(1).optional(),
-  })
-  .strict()
-  .refine((c) => !c.source_concept_field || c.source_concept_extension, {
-    message: "source_concept_field needs source_concept_extension (where the id is written)",
-  });
+const config = lazySchema((z) =>
+  z
+    .object({
+      /** The code system of concept ids, e.g. https://fhir-terminology.ohdsi.org. */
+      concept_system: z.string().min(1),
+      /** The record's *_source_value for this concept. */
+      source_value_field: z.string().min(1).optional(),
+      /** The record's *_source_concept_id for this concept. */
+      source_concept_field: z.string().min(1).optional(),
+      /** URL of the extension (on the CodeableConcept) that carries the source concept id. */
+      source_concept_extension: z.string().min(1).optional(),
+      /** Return `{url, valueCodeableConcept}` instead: for concepts whose FHIR home is a code or a profile. */
+      extension_url: z.string().min(1).optional(),
+    })
+    .strict()
+    .refine((c) => !c.source_concept_field || c.source_concept_extension, {
+      message: "source_concept_field needs source_concept_extension (where the id is written)",
+    }),
+);
 
 const absent = (v: unknown): boolean => v === undefined || v === null || v === "";
 
-export const omopCodeableConcept: TransformDefinition<z.infer<typeof config>> = {
-  config,
+export const omopCodeableConcept: TransformDefinition<ConfigOf<typeof config>> = {
+  get config() {
+    return config();
+  },
   acceptsAbsent: true,
   description:
     "An OMOP concept id (+ source value, source concept id) as a lossless CodeableConcept: OHDSI coding, standard coding, source coding or text.",

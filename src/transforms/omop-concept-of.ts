@@ -4,7 +4,7 @@
 // vocabulary; any other element is resolved through the vocabulary, as OHDSI's conventions say. In a
 // project-scoped run, the project's reviewed decisions come before the vocabulary for *_concept_id, as for
 // vocabulary_reverse_lookup (decided.ts).
-import { z } from "zod";
+import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import type { VocabularyBridge } from "../vocab/bridge.js";
 import { vocabularyForSystem } from "../vocab/systems.js";
 import { applyDecision, decidedConcept, type Found, type KnownConcept } from "./decided.js";
@@ -13,27 +13,29 @@ import { conceptId, type Extension, extensionsOf, extensionValue, findExtension 
 import type { OverlaySlot } from "./overlay.js";
 import { degrade, fail, type TransformDefinition, Unmappable } from "./types.js";
 
-const config = z
-  .object({
-    part: z.enum(["concept_id", "source_value", "source_concept_id", "domain_id"]),
-    /** The code system of concept ids, e.g. https://fhir-terminology.ohdsi.org. */
-    concept_system: z.string().min(1),
-    /** URL of the extension that carries the source concept id on the element. */
-    source_concept_extension: z.string().min(1).optional(),
-    /** URL of the extension that carries the concept id on an element that has no codings (a Quantity). */
-    concept_extension: z.string().min(1).optional(),
-    /** The value is a list of extensions: read the valueCodeableConcept of the one with this URL. */
-    extension: z.string().min(1).optional(),
-    /** Vocabulary lookups accept only standard concepts of these domains (e.g. [Visit] for Encounter.type). */
-    domains: z.array(z.string().min(1)).min(1).optional(),
-    /**
-     * false: read only what the OMOP -> FHIR crossmap wrote, never the vocabulary (for elements whose codes
-     * elsewhere are never OMOP vocabulary codes, such as an Organization's type). Default true.
-     */
-    vocabulary: z.boolean().optional(),
-  })
-  .strict();
-type Config = z.infer<typeof config>;
+const config = lazySchema((z) =>
+  z
+    .object({
+      part: z.enum(["concept_id", "source_value", "source_concept_id", "domain_id"]),
+      /** The code system of concept ids, e.g. https://fhir-terminology.ohdsi.org. */
+      concept_system: z.string().min(1),
+      /** URL of the extension that carries the source concept id on the element. */
+      source_concept_extension: z.string().min(1).optional(),
+      /** URL of the extension that carries the concept id on an element that has no codings (a Quantity). */
+      concept_extension: z.string().min(1).optional(),
+      /** The value is a list of extensions: read the valueCodeableConcept of the one with this URL. */
+      extension: z.string().min(1).optional(),
+      /** Vocabulary lookups accept only standard concepts of these domains (e.g. [Visit] for Encounter.type). */
+      domains: z.array(z.string().min(1)).min(1).optional(),
+      /**
+       * false: read only what the OMOP -> FHIR crossmap wrote, never the vocabulary (for elements whose codes
+       * elsewhere are never OMOP vocabulary codes, such as an Organization's type). Default true.
+       */
+      vocabulary: z.boolean().optional(),
+    })
+    .strict(),
+);
+type Config = ConfigOf<typeof config>;
 
 interface Code {
   system: unknown;
@@ -66,7 +68,9 @@ function view(el: unknown): View | undefined {
 }
 
 export const omopConceptOf: TransformDefinition<Config> = {
-  config,
+  get config() {
+    return config();
+  },
   description:
     "concept_id, source_value, source_concept_id or domain_id of a FHIR CodeableConcept / Quantity / Coding: the OHDSI coding and extensions first, else the vocabulary.",
   create: (cfg, ctx) => {

@@ -2,38 +2,42 @@
 // its UCUM code from the unit concept (the vocabulary's concept_code; without a vocabulary the recorded unit,
 // when the ETL mapped it to a unit concept at all), and the unit concept and unit source concept ids in
 // extensions, so that omop_concept_of reads all three back.
-import { z } from "zod";
 import type { Getter } from "../crossmap/paths.js";
 import type { SourceRecord } from "../crossmap/types.js";
+import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { toFloat } from "./casts.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { asCode, conceptCoding, conceptId, type Extension } from "./omop-codes.js";
 import { fail, type TransformDefinition } from "./types.js";
 
-const config = z
-  .object({
-    /** The code system of concept ids, e.g. https://fhir-terminology.ohdsi.org. */
-    concept_system: z.string().min(1),
-    /** The unit's code system, e.g. http://unitsofmeasure.org. */
-    unit_system: z.string().min(1),
-    /** The vocabulary whose concept codes are codes of unit_system (OMOP: UCUM). */
-    unit_vocabulary: z.string().min(1).optional(),
-    /** The unit as recorded (unit_source_value). */
-    unit_field: z.string().min(1).optional(),
-    /** The unit concept (unit_concept_id). */
-    unit_concept_field: z.string().min(1).optional(),
-    /** Where the unit concept id is written on the Quantity. */
-    unit_concept_extension: z.string().min(1).optional(),
-    /** The unit's source concept (unit_source_concept_id). */
-    unit_source_concept_field: z.string().min(1).optional(),
-    unit_source_concept_extension: z.string().min(1).optional(),
-  })
-  .strict();
+const config = lazySchema((z) =>
+  z
+    .object({
+      /** The code system of concept ids, e.g. https://fhir-terminology.ohdsi.org. */
+      concept_system: z.string().min(1),
+      /** The unit's code system, e.g. http://unitsofmeasure.org. */
+      unit_system: z.string().min(1),
+      /** The vocabulary whose concept codes are codes of unit_system (OMOP: UCUM). */
+      unit_vocabulary: z.string().min(1).optional(),
+      /** The unit as recorded (unit_source_value). */
+      unit_field: z.string().min(1).optional(),
+      /** The unit concept (unit_concept_id). */
+      unit_concept_field: z.string().min(1).optional(),
+      /** Where the unit concept id is written on the Quantity. */
+      unit_concept_extension: z.string().min(1).optional(),
+      /** The unit's source concept (unit_source_concept_id). */
+      unit_source_concept_field: z.string().min(1).optional(),
+      unit_source_concept_extension: z.string().min(1).optional(),
+    })
+    .strict(),
+);
 
 const absent = (v: unknown): boolean => v === undefined || v === null || v === "";
 
-export const omopQuantity: TransformDefinition<z.infer<typeof config>> = {
-  config,
+export const omopQuantity: TransformDefinition<ConfigOf<typeof config>> = {
+  get config() {
+    return config();
+  },
   description:
     "A number with its unit as a Quantity: unit as recorded, UCUM code from the unit concept, unit concept ids in extensions.",
   create: (cfg, ctx) => {

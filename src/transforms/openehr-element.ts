@@ -2,8 +2,8 @@
 // the ELEMENT of an archetype node (node id and name from the template), so one field entry writes one
 // element and nothing when the value is absent or cannot be converted (an ELEMENT without a value would need
 // a null_flavour).
-import { z } from "zod";
 import type { SourceRecord } from "../crossmap/types.js";
+import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { toFloat } from "./casts.js";
 import { describeValue } from "./describe.js";
 import { dvCodedText, dvQuantity } from "./openehr.js";
@@ -13,15 +13,19 @@ import { fail, type TransformDefinition, Unmappable } from "./types.js";
 import { valueMap } from "./value-map.js";
 import { vocabularyLookup } from "./vocabulary.js";
 
-const propConfig = z
-  .object({
-    /** openEHR proportion kind: percent (numerator over 100, type 2), unitary (over 1, type 1), ratio (0). */
-    kind: z.enum(["percent", "unitary"]),
-  })
-  .strict();
+const propConfig = lazySchema((z) =>
+  z
+    .object({
+      /** openEHR proportion kind: percent (numerator over 100, type 2), unitary (over 1, type 1), ratio (0). */
+      kind: z.enum(["percent", "unitary"]),
+    })
+    .strict(),
+);
 
-export const dvProportion: TransformDefinition<z.infer<typeof propConfig>> = {
-  config: propConfig,
+export const dvProportion: TransformDefinition<ConfigOf<typeof propConfig>> = {
+  get config() {
+    return propConfig();
+  },
   description:
     "DV_PROPORTION of the value: percent (type 2, denominator 100) or unitary (type 1, denominator 1).",
   create: (cfg) => {
@@ -47,28 +51,32 @@ const VALUE_TRANSFORMS = {
   vocabulary_lookup: vocabularyLookup,
 } as unknown as Record<string, TransformDefinition<unknown>>;
 
-const elementConfig = z
-  .object({
-    node_id: z.string().regex(/^at\d{4}(\.\d+)*$/, "an at-code such as at0004"),
-    /** The node's name: its text in the template. */
-    name: z.string().min(1),
-    /** The value: `{type: <one of VALUE_TRANSFORMS>, ...its config}`. */
-    value: z
-      .object({ type: z.enum(Object.keys(VALUE_TRANSFORMS) as [string, ...string[]]) })
-      .catchall(z.unknown()),
-    /** First pick one element of a list, as `select` does (the systolic component of a blood pressure). */
-    pick: z
-      .object({
-        where: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
-        get: z.string().min(1).optional(),
-      })
-      .strict()
-      .optional(),
-  })
-  .strict();
+const elementConfig = lazySchema((z) =>
+  z
+    .object({
+      node_id: z.string().regex(/^at\d{4}(\.\d+)*$/, "an at-code such as at0004"),
+      /** The node's name: its text in the template. */
+      name: z.string().min(1),
+      /** The value: `{type: <one of VALUE_TRANSFORMS>, ...its config}`. */
+      value: z
+        .object({ type: z.enum(Object.keys(VALUE_TRANSFORMS) as [string, ...string[]]) })
+        .catchall(z.unknown()),
+      /** First pick one element of a list, as `select` does (the systolic component of a blood pressure). */
+      pick: z
+        .object({
+          where: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+          get: z.string().min(1).optional(),
+        })
+        .strict()
+        .optional(),
+    })
+    .strict(),
+);
 
-export const openehrElement: TransformDefinition<z.infer<typeof elementConfig>> = {
-  config: elementConfig,
+export const openehrElement: TransformDefinition<ConfigOf<typeof elementConfig>> = {
+  get config() {
+    return elementConfig();
+  },
   description:
     "An ELEMENT (node_id, name) holding the data value made by `value: {type: dv_quantity|dv_coded_text|..., <its config>}`, of the element `pick` selects.",
   create: (cfg, ctx) => {

@@ -1,7 +1,8 @@
 // More openEHR Reference Model data values in canonical JSON: dv_text, dv_date_time, and dv_coded_text from a
 // coded input (a {system, code, display} coding or a {coding: [...], text} concept). Which code systems map
 // to which openEHR terminology ids is config, so no terminology name lives here.
-import { z } from "zod";
+import type { z } from "zod";
+import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import {
   DATE_FORMS,
   type DateParts,
@@ -14,8 +15,12 @@ import { describeValue, scalarKey } from "./describe.js";
 import { compileDateParser } from "./strftime.js";
 import { degrade, fail, type TransformDefinition } from "./types.js";
 
+const textConfig = lazySchema((z) => z.object({}).strict() as z.ZodType<Record<string, never>>);
+
 export const dvText: TransformDefinition<Record<string, never>> = {
-  config: z.object({}).strict() as z.ZodType<Record<string, never>>,
+  get config() {
+    return textConfig();
+  },
   description: "DV_TEXT with the value as text.",
   create: () => (v) => {
     const s = scalarKey(v);
@@ -25,23 +30,27 @@ export const dvText: TransformDefinition<Record<string, never>> = {
   },
 };
 
-const dtConfig = z
-  .object({
-    /** DV_DATE_TIME (default) or DV_DATE. */
-    type: z.enum(["date_time", "date"]).optional(),
-    input_format: z.string().min(1).optional(),
-    /** Offset written on a time that has none (e.g. "Z"); without it such a time stays a local time. */
-    assume_timezone: z.string().min(1).optional(),
-  })
-  .strict();
+const dtConfig = lazySchema((z) =>
+  z
+    .object({
+      /** DV_DATE_TIME (default) or DV_DATE. */
+      type: z.enum(["date_time", "date"]).optional(),
+      input_format: z.string().min(1).optional(),
+      /** Offset written on a time that has none (e.g. "Z"); without it such a time stays a local time. */
+      assume_timezone: z.string().min(1).optional(),
+    })
+    .strict(),
+);
 
 /**
  * openEHR date/times keep the precision the source has (Iso8601_date_time allows a date alone, and a time
  * without an offset): "2013-05-17" stays a date, "2013-05-17 08:30" a local time. Only `assume_timezone`
  * adds an offset.
  */
-export const dvDateTime: TransformDefinition<z.infer<typeof dtConfig>> = {
-  config: dtConfig,
+export const dvDateTime: TransformDefinition<ConfigOf<typeof dtConfig>> = {
+  get config() {
+    return dtConfig();
+  },
   description:
     "DV_DATE_TIME (or DV_DATE with type: date) holding the ISO 8601 form of the value, at its precision.",
   create: (cfg) => {
@@ -67,14 +76,16 @@ export const dvDateTime: TransformDefinition<z.infer<typeof dtConfig>> = {
   },
 };
 
-const codedConfig = z
-  .object({
-    /** Code system URI -> openEHR terminology id, e.g. {"http://snomed.info/sct": "SNOMED-CT"}. */
-    terminologies: z.record(z.string(), z.string().min(1)),
-    /** Without a coding of a listed system: write the concept's text as DV_TEXT (a warning) instead of failing. */
-    text_fallback: z.boolean().optional(),
-  })
-  .strict();
+const codedConfig = lazySchema((z) =>
+  z
+    .object({
+      /** Code system URI -> openEHR terminology id, e.g. {"http://snomed.info/sct": "SNOMED-CT"}. */
+      terminologies: z.record(z.string(), z.string().min(1)),
+      /** Without a coding of a listed system: write the concept's text as DV_TEXT (a warning) instead of failing. */
+      text_fallback: z.boolean().optional(),
+    })
+    .strict(),
+);
 
 interface CodingLike {
   system?: unknown;
@@ -84,8 +95,10 @@ interface CodingLike {
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
 
-export const dvCodedTextFromCoding: TransformDefinition<z.infer<typeof codedConfig>> = {
-  config: codedConfig,
+export const dvCodedTextFromCoding: TransformDefinition<ConfigOf<typeof codedConfig>> = {
+  get config() {
+    return codedConfig();
+  },
   description:
     "DV_CODED_TEXT from the first coding whose system is listed in `terminologies` (a coding or a concept).",
   create: (cfg) => {

@@ -1,25 +1,27 @@
 // openEHR Reference Model data values in canonical JSON: dv_quantity, dv_coded_text.
-import { z } from "zod";
+import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { toFloat } from "./casts.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { degrade, fail, type TransformDefinition } from "./types.js";
 
-const qConfig = z
-  .object({
-    unit_field: z.string().min(1).optional(),
-    units: z.string().min(1).optional(),
-    /** `quantity`: the value is a FHIR Quantity ({value, unit, system, code}) and carries its own units. */
-    input: z.enum(["number", "quantity"]).optional(),
-    /**
-     * Decimal places the archetype allows (its C_DV_QUANTITY precision): the magnitude is rounded to them
-     * and DV_QUANTITY.precision set; a value that had more is written with a precision_reduced warning.
-     */
-    precision: z.number().int().min(0).max(15).optional(),
-  })
-  .strict()
-  .refine((c) => c.input === "quantity" || c.unit_field !== undefined || c.units !== undefined, {
-    message: "give unit_field or units (DV_QUANTITY requires units), or input: quantity",
-  });
+const qConfig = lazySchema((z) =>
+  z
+    .object({
+      unit_field: z.string().min(1).optional(),
+      units: z.string().min(1).optional(),
+      /** `quantity`: the value is a FHIR Quantity ({value, unit, system, code}) and carries its own units. */
+      input: z.enum(["number", "quantity"]).optional(),
+      /**
+       * Decimal places the archetype allows (its C_DV_QUANTITY precision): the magnitude is rounded to them
+       * and DV_QUANTITY.precision set; a value that had more is written with a precision_reduced warning.
+       */
+      precision: z.number().int().min(0).max(15).optional(),
+    })
+    .strict()
+    .refine((c) => c.input === "quantity" || c.unit_field !== undefined || c.units !== undefined, {
+      message: "give unit_field or units (DV_QUANTITY requires units), or input: quantity",
+    }),
+);
 
 const UCUM = "http://unitsofmeasure.org";
 
@@ -35,8 +37,10 @@ function fromQuantity(v: unknown): { magnitude: unknown; units: string | undefin
   return { magnitude: q.value, units: code ?? unit };
 }
 
-export const dvQuantity: TransformDefinition<z.infer<typeof qConfig>> = {
-  config: qConfig,
+export const dvQuantity: TransformDefinition<ConfigOf<typeof qConfig>> = {
+  get config() {
+    return qConfig();
+  },
   description:
     "DV_QUANTITY with the value as magnitude and units from unit_field, else `units`; or of a FHIR Quantity (input: quantity).",
   create: (cfg, ctx) => {
@@ -70,12 +74,14 @@ export const dvQuantity: TransformDefinition<z.infer<typeof qConfig>> = {
   },
 };
 
-const ctConfig = z
-  .object({ terminology_id: z.string().min(1), display_field: z.string().min(1).optional() })
-  .strict();
+const ctConfig = lazySchema((z) =>
+  z.object({ terminology_id: z.string().min(1), display_field: z.string().min(1).optional() }).strict(),
+);
 
-export const dvCodedText: TransformDefinition<z.infer<typeof ctConfig>> = {
-  config: ctConfig,
+export const dvCodedText: TransformDefinition<ConfigOf<typeof ctConfig>> = {
+  get config() {
+    return ctConfig();
+  },
   description:
     "DV_CODED_TEXT with the value as code_string in terminology_id; text from display_field, else the code.",
   create: (cfg, ctx) => {

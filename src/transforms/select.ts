@@ -1,30 +1,32 @@
 // select: picks one element out of a list by matching fields (the extension with a given url, the coding
 // of a given system), reads a path inside it and optionally looks the result up in a mapping. It also runs
 // when the list is absent, so `default` can fill a target that must always be present.
-import { z } from "zod";
 import type { Getter } from "../crossmap/paths.js";
+import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";
 
-const scalar = z.union([z.string(), z.number(), z.boolean()]);
-
-const config = z
-  .object({
-    /** Field -> value every picked element must have, e.g. {system: "http://loinc.org"}. Empty: the first. */
-    where: z.record(z.string(), scalar).optional(),
-    /** Path inside the picked element, e.g. `extension[0].valueCoding.code`. Default: the element itself. */
-    get: z.string().min(1).optional(),
-    /** Lookup of the picked value (string keys, as value_map); explicit null = deliberately unmapped. */
-    mapping: z.record(z.string(), z.unknown()).optional(),
-    /** Written when nothing is picked, or the picked value is not in `mapping`. */
-    default: z.unknown().optional(),
-  })
-  .strict();
+const config = lazySchema((z) =>
+  z
+    .object({
+      /** Field -> value every picked element must have, e.g. {system: "http://loinc.org"}. Empty: the first. */
+      where: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+      /** Path inside the picked element, e.g. `extension[0].valueCoding.code`. Default: the element itself. */
+      get: z.string().min(1).optional(),
+      /** Lookup of the picked value (string keys, as value_map); explicit null = deliberately unmapped. */
+      mapping: z.record(z.string(), z.unknown()).optional(),
+      /** Written when nothing is picked, or the picked value is not in `mapping`. */
+      default: z.unknown().optional(),
+    })
+    .strict(),
+);
 
 const absent = (v: unknown): boolean => v === undefined || v === null || v === "";
 
-export const select: TransformDefinition<z.infer<typeof config>> = {
-  config,
+export const select: TransformDefinition<ConfigOf<typeof config>> = {
+  get config() {
+    return config();
+  },
   acceptsAbsent: true,
   description:
     "The first list element matching `where`, the value at `get` inside it, looked up in `mapping`; else `default`.",

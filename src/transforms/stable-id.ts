@@ -1,28 +1,31 @@
 // integer_id: a deterministic positive integer from any string id (a UUID, "Patient/123", "urn:uuid:..."),
 // for targets whose keys are integers. The same function serves ids and references, so a reference and the
 // resource it points at always meet on the same integer.
-import { createHash } from "node:crypto";
-import { z } from "zod";
+
+import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
+import { createHash } from "../hash.js";
 import { normalizeInteger } from "./casts.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";
 
-const config = z
-  .object({
-    /**
-     * Width of the result: 1 .. 2^bits - 1. Default 63 (a signed 64-bit BIGINT, exact here as bigint):
-     * hashing n distinct ids collides with probability about n^2 / 2^(bits+1), which at 31 bits is already
-     * ~50% for 55,000 patients, i.e. two patients silently merged. Use 31 only for 32-bit INTEGER keys
-     * and small data.
-     */
-    bits: z.number().int().min(16).max(63).optional(),
-    /**
-     * Prefixes a decimal id may carry, e.g. "measurement-" for the ids the OMOP -> FHIR crossmap gives rows
-     * of tables that share a resource type: "measurement-12" reads as 12. Ids with another prefix are hashed.
-     */
-    prefix: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
-  })
-  .strict();
+const config = lazySchema((z) =>
+  z
+    .object({
+      /**
+       * Width of the result: 1 .. 2^bits - 1. Default 63 (a signed 64-bit BIGINT, exact here as bigint):
+       * hashing n distinct ids collides with probability about n^2 / 2^(bits+1), which at 31 bits is already
+       * ~50% for 55,000 patients, i.e. two patients silently merged. Use 31 only for 32-bit INTEGER keys
+       * and small data.
+       */
+      bits: z.number().int().min(16).max(63).optional(),
+      /**
+       * Prefixes a decimal id may carry, e.g. "measurement-" for the ids the OMOP -> FHIR crossmap gives rows
+       * of tables that share a resource type: "measurement-12" reads as 12. Ids with another prefix are hashed.
+       */
+      prefix: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+    })
+    .strict(),
+);
 
 // Decimal ids as OMOP writes them, negative ones included (real exports have them); "-0" and leading zeros
 // are not canonical, so they are hashed rather than read as another id's number.
@@ -68,8 +71,10 @@ export function integerOf(
   return stableInteger(id, bits);
 }
 
-export const integerId: TransformDefinition<z.infer<typeof config>> = {
-  config,
+export const integerId: TransformDefinition<ConfigOf<typeof config>> = {
+  get config() {
+    return config();
+  },
   description:
     "A stable positive integer from an id or reference: decimal ids kept, anything else hashed (SHA-256).",
   create: (cfg) => {

@@ -1,18 +1,20 @@
 // value_map: a static lookup. Keys match by string form (YAML `8507:` matches 8507 and "8507"); an explicit
 // null means "deliberately unmapped" (left out, no issue); no match and no default is an `unmapped_value` issue.
-import { z } from "zod";
+import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";
 
-const config = z
-  .object({
-    mapping: z.record(z.string(), z.unknown()),
-    default: z.unknown().optional(),
-    case_insensitive: z.boolean().optional(),
-  })
-  .strict();
+const config = lazySchema((z) =>
+  z
+    .object({
+      mapping: z.record(z.string(), z.unknown()),
+      default: z.unknown().optional(),
+      case_insensitive: z.boolean().optional(),
+    })
+    .strict(),
+);
 
-type Config = z.infer<typeof config>;
+type Config = ConfigOf<typeof config>;
 
 /** Object values are shared by every record: hand out copies so no output aliases another. */
 function copier(value: unknown): () => unknown {
@@ -22,7 +24,9 @@ function copier(value: unknown): () => unknown {
 }
 
 export const valueMap: TransformDefinition<Config> = {
-  config,
+  get config() {
+    return config();
+  },
   description: "Static lookup in `mapping`; `default` when no key matches, else an unmapped_value issue.",
   create: (cfg) => {
     const fold = cfg.case_insensitive ? (s: string) => s.toLowerCase() : (s: string) => s;

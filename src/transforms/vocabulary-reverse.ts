@@ -2,8 +2,8 @@
 // HL7 v2 -> OMOP mappings. The system comes from config (a FHIR URI, HL7 v2 name or vocabulary_id),
 // from another source field, or from the value itself when it is a FHIR Coding or CodeableConcept.
 // In a project-scoped run, the project's reviewed decisions come first (overlay.ts, decided.ts).
-import { z } from "zod";
 import type { SourceRecord } from "../crossmap/types.js";
+import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import type { VocabularyBridge } from "../vocab/bridge.js";
 import { vocabularyForSystem } from "../vocab/systems.js";
 import { applyDecision, decidedConcept, type Found, type KnownConcept } from "./decided.js";
@@ -11,36 +11,38 @@ import { describeValue, scalarKey } from "./describe.js";
 import type { OverlaySlot } from "./overlay.js";
 import { degrade, fail, type Getter, type TransformDefinition, Unmappable } from "./types.js";
 
-const config = z
-  .object({
-    /** The code system of every value: a FHIR system URI, an HL7 v2 coding system name or a vocabulary_id. */
-    system: z.string().min(1).optional(),
-    /** A source path holding the code system of each record, e.g. `code.coding[0].system` or `DG1.3.3`. */
-    system_field: z.string().min(1).optional(),
-    /**
-     * `concept_id` (default), `concept_code`, `concept_name`, `vocabulary_id`; `domain_id`,
-     * `concept_class_id`, `standard_concept` for routing by what the concept means.
-     */
-    output: z
-      .enum([
-        "concept_id",
-        "concept_code",
-        "concept_name",
-        "vocabulary_id",
-        "domain_id",
-        "concept_class_id",
-        "standard_concept",
-      ])
-      .optional(),
-    /**
-     * true (default): follow "Maps to" to the standard concept (for `*_concept_id` fields);
-     * false: the concept of the code itself (for `*_source_concept_id` fields).
-     */
-    standard: z.boolean().optional(),
-  })
-  .strict()
-  .refine((c) => !(c.system && c.system_field), { message: "give system or system_field, not both" });
-type Config = z.infer<typeof config>;
+const config = lazySchema((z) =>
+  z
+    .object({
+      /** The code system of every value: a FHIR system URI, an HL7 v2 coding system name or a vocabulary_id. */
+      system: z.string().min(1).optional(),
+      /** A source path holding the code system of each record, e.g. `code.coding[0].system` or `DG1.3.3`. */
+      system_field: z.string().min(1).optional(),
+      /**
+       * `concept_id` (default), `concept_code`, `concept_name`, `vocabulary_id`; `domain_id`,
+       * `concept_class_id`, `standard_concept` for routing by what the concept means.
+       */
+      output: z
+        .enum([
+          "concept_id",
+          "concept_code",
+          "concept_name",
+          "vocabulary_id",
+          "domain_id",
+          "concept_class_id",
+          "standard_concept",
+        ])
+        .optional(),
+      /**
+       * true (default): follow "Maps to" to the standard concept (for `*_concept_id` fields);
+       * false: the concept of the code itself (for `*_source_concept_id` fields).
+       */
+      standard: z.boolean().optional(),
+    })
+    .strict()
+    .refine((c) => !(c.system && c.system_field), { message: "give system or system_field, not both" }),
+);
+type Config = ConfigOf<typeof config>;
 
 interface Coded {
   system: unknown;
@@ -48,7 +50,9 @@ interface Coded {
 }
 
 export const vocabularyReverseLookup: TransformDefinition<Config> = {
-  config,
+  get config() {
+    return config();
+  },
   description:
     "A code with its system (URI, HL7 v2 name or vocabulary_id; or a FHIR Coding/CodeableConcept) -> the standard OMOP concept id.",
   create: (cfg, ctx) => {

@@ -2,7 +2,7 @@
 // "Maps to"/"Mapped from" into target_vocabulary. Without a bridge the crossmap fails to load, unless it
 // names a fallback_system for the bare concept id. In a project-scoped run, a decision for the concept's
 // own code (its vocabulary_id, or that vocabulary's FHIR system, and concept_code) comes first.
-import { z } from "zod";
+import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import type { Concept, VocabularyBridge } from "../vocab/bridge.js";
 import { fhirSystemFor } from "../vocab/systems.js";
 import { toInteger } from "./casts.js";
@@ -11,43 +11,47 @@ import { describeValue, scalarKey } from "./describe.js";
 import type { OverlaySlot } from "./overlay.js";
 import { degrade, fail, type TransformDefinition, Unmappable } from "./types.js";
 
-const config = z
-  .object({
-    target_vocabulary: z.string().min(1).optional(),
-    output: z
-      .enum([
-        "concept_id",
-        "concept_code",
-        "concept_name",
-        "codeable_concept",
-        "dv_coded_text",
-        // For routing by what a concept means (`when: {..., transform: ..., in: [Measurement]}`).
-        "domain_id",
-        "concept_class_id",
-        "standard_concept",
-      ])
-      .optional(),
-    relationships: z.array(z.string().min(1)).min(1).optional(),
-    /** Used only when no vocabulary is configured: codeable_concept output of the bare id under this system. */
-    fallback_system: z.string().min(1).optional(),
-    /**
-     * Used only when no vocabulary is configured: dv_coded_text output of the bare id in this terminology
-     * (e.g. "OHDSI"), its text from `fallback_text_field` (e.g. the row's *_source_value), else the id.
-     */
-    fallback_terminology: z.string().min(1).optional(),
-    fallback_text_field: z.string().min(1).optional(),
-    /**
-     * Used only when no vocabulary is configured: dv_coded_text output becomes a DV_TEXT of
-     * `fallback_text_field` (the row's *_source_value): without a vocabulary neither the rubric nor the
-     * terminology is known, and a concept id is no code of any terminology openEHR names.
-     */
-    fallback_dv_text: z.boolean().optional(),
-  })
-  .strict();
-type Config = z.infer<typeof config>;
+const config = lazySchema((z) =>
+  z
+    .object({
+      target_vocabulary: z.string().min(1).optional(),
+      output: z
+        .enum([
+          "concept_id",
+          "concept_code",
+          "concept_name",
+          "codeable_concept",
+          "dv_coded_text",
+          // For routing by what a concept means (`when: {..., transform: ..., in: [Measurement]}`).
+          "domain_id",
+          "concept_class_id",
+          "standard_concept",
+        ])
+        .optional(),
+      relationships: z.array(z.string().min(1)).min(1).optional(),
+      /** Used only when no vocabulary is configured: codeable_concept output of the bare id under this system. */
+      fallback_system: z.string().min(1).optional(),
+      /**
+       * Used only when no vocabulary is configured: dv_coded_text output of the bare id in this terminology
+       * (e.g. "OHDSI"), its text from `fallback_text_field` (e.g. the row's *_source_value), else the id.
+       */
+      fallback_terminology: z.string().min(1).optional(),
+      fallback_text_field: z.string().min(1).optional(),
+      /**
+       * Used only when no vocabulary is configured: dv_coded_text output becomes a DV_TEXT of
+       * `fallback_text_field` (the row's *_source_value): without a vocabulary neither the rubric nor the
+       * terminology is known, and a concept id is no code of any terminology openEHR names.
+       */
+      fallback_dv_text: z.boolean().optional(),
+    })
+    .strict(),
+);
+type Config = ConfigOf<typeof config>;
 
 export const vocabularyLookup: TransformDefinition<Config> = {
-  config,
+  get config() {
+    return config();
+  },
   description:
     "A concept id rendered through the vocabulary bridge (optionally mapped into target_vocabulary).",
   create: (cfg, ctx) => {

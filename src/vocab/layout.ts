@@ -135,6 +135,12 @@ export interface SearchInfo {
   /** The vocabulary and domain ids that the columns number. */
   vocabularies: string[];
   domains: string[];
+  /**
+   * Per (vocabulary, domain) pair held by some row: `[vocabulary | domain << 16, rows, standard rows]`.
+   * A query whose filters no pair passes answers at once instead of reading lists (absent in indexes
+   * built before it: such queries read as before).
+   */
+  facet_rows?: [number, number, number][];
 }
 
 export interface FileCounts {

@@ -158,8 +158,10 @@ export class SearchBuilder {
     // counts[s * 4 + rank]: a list is laid out rank by rank.
     const lastRow = new Int32Array(tokenCount).fill(-1);
     const counts = new Uint32Array(tokenCount * 4);
+    const facetRows = new FacetRows();
     for (let r = 0; r < rows; r++) {
       const rank = ranks[r]!;
+      facetRows.add(this.facets[r]!, rank === 0);
       for (let k = occStart[r]!; k < occStart[r + 1]!; k++) {
         const s = numberOf[occ[k]!]!;
         occ[k] = s;
@@ -287,6 +289,7 @@ export class SearchBuilder {
         column_shift: columns.shift,
         vocabularies: this.vocabularies.ids,
         domains: this.domains.ids,
+        facet_rows: facetRows.list(),
       },
     };
   }
@@ -302,6 +305,30 @@ export class SearchBuilder {
     this.synRows = new Uint32Array(0);
     this.synTokens = new Uint32Array(0);
     return { synStart, synTokens };
+  }
+}
+
+/** Rows and standard rows per (vocabulary, domain) pair; rows in id order mostly repeat the last pair. */
+class FacetRows {
+  private readonly counts = new Map<number, [number, number, number]>();
+  private last: [number, number, number] | undefined;
+
+  add(facets: number, standard: boolean): void {
+    let last = this.last;
+    if (last?.[0] !== facets) {
+      last = this.counts.get(facets);
+      if (!last) {
+        last = [facets, 0, 0];
+        this.counts.set(facets, last);
+      }
+      this.last = last;
+    }
+    last[1]++;
+    if (standard) last[2]++;
+  }
+
+  list(): [number, number, number][] {
+    return [...this.counts.values()].sort((a, b) => a[0] - b[0]);
   }
 }
 

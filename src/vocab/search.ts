@@ -37,10 +37,14 @@ export const MAX_LIMIT = 100;
 /**
  * How the search trades work for exactness; tests change it to reach every path with small indexes.
  * totalCap: counting stops here ("10,000 or more" is all a reviewer needs to know of a broad query).
+ * readCap: once its page is complete, a query counts further matches only while it has read at most
+ * this many postings of its rarest word; past it, `total` is a lower bound. The page itself is always
+ * complete: the cap bounds the counting, never the concepts returned.
  * merge: how a prefix's lists are read in order, "auto" choosing by their size (see postings()).
  */
-export const searchTuning: { totalCap: number; merge: "auto" | "heap" | "bitmap" } = {
+export const searchTuning: { totalCap: number; readCap: number; merge: "auto" | "heap" | "bitmap" } = {
   totalCap: 10_000,
+  readCap: 40_000,
   merge: "auto",
 };
 /** Words of a query beyond these are ignored. */
@@ -51,6 +55,8 @@ export const MAX_QUERY_TOKENS = 16;
  */
 const MAX_NAME_CHECKS = 2000;
 const RANK_UNIT = 2 ** ROW_BITS;
+/** A prefix of at least this many tokens merges its lists through a bitmap (see postings()). */
+const MANY_LISTS = 256;
 
 /** What the search reads from the rest of the index (lmdb-bridge.ts). */
 export interface ConceptSource {
@@ -129,7 +135,7 @@ export class ConceptSearch {
     const query = text.trim();
     if (query === "" || this.slabs.columns.length === 0)
       return { concepts: [], total: 0, total_relation: "eq" };
-    const accepts = this.filter(options);
+    const { accepts, none, standardOnly } = this.filter(options);
     const exact = this.exactMatches(query, accepts);
     const exactRefs = exact.map((e) => e.ref);
     const found: FoundConcept[] = exact.map((e) => ({ ...e.concept, match: e.match }));
@@ -140,7 +146,8 @@ export class ConceptSearch {
     });
 
     const tokens = tokensOf(foldText(query)).slice(0, MAX_QUERY_TOKENS);
-    if (tokens.length === 0) return done(exact.length, "eq");
+    // Filters that no concept passes (standard concepts of a vocabulary that has none): nothing to read.
+    if (tokens.length === 0 || none) return done(exact.length, "eq");
     // Every word but the last must be a token of the index; the last is a prefix of some.
     const numbers = new Map<string, number>();
     for (const token of tokens.slice(0, -1)) {
@@ -152,8 +159,9 @@ export class ConceptSearch {
     const prefixLo = this.lowerBound(last);
     const prefixHi = this.lowerBound(`${last}\uffff`);
     if (prefixLo === prefixHi) return done(exact.length, "eq");
-    const prefix = this.term(prefixLo, prefixHi);
-    const terms = [...[...numbers.values()].map((s) => this.term(s, s + 1)), prefix];
+    // Lists and first-token rows are in rank order, standard first: standard-only reads their heads only.
+    const prefix = this.term(prefixLo, prefixHi, standardOnly);
+    const terms = [...[...numbers.values()].map((s) => this.term(s, s + 1, standardOnly)), prefix];
     const { columns } = this.slabs;
     const shift = this.info.column_shift;
     const mask = 2 ** shift - 1;
@@ -176,17 +184,26 @@ export class ConceptSearch {
 
     // Names that start with the text, from the first-token column: per first token, rows by sort key, so
     // each token's rows are read only while they could still make the best `limit`.
-    const names = new Best(limit);
+    const { totalCap, readCap } = searchTuning;
+    let names = new Best(limit);
     const lead = tokens.length === 1 ? prefix : terms[0]!;
     const driver = terms.reduce((a, b) => (b.total < a.total ? b : a));
-    // A query of rare words has fewer matches than its first word has names: its names are found among
-    // its matches below (all of them are read) instead.
-    const namesAmongMatches =
-      tokens.length > 1 && driver.total <= searchTuning.totalCap && driver.total < lead.firstCounts[0]!;
+    // A name that starts with the words holds all of them, so it is also found among the matches below,
+    // read in preference order until the best `limit` names can no longer change. That is the way when
+    // the rarest word has fewer postings than the first word has names, and either its matches are all
+    // read anyway (at most totalCap) or the text has three words or more (names that start with three
+    // given words are few: the first word's names would be read to the end). For two words, the first
+    // word's names are read for at most as many rows as the rarest word has postings, then the matches.
+    let namesAmongMatches =
+      tokens.length > 1 &&
+      driver.total < lead.firstCounts[0]! &&
+      (driver.total <= totalCap || tokens.length > 2);
+    const budget = tokens.length > 1 ? driver.total : Number.POSITIVE_INFINITY;
+    let scanned = 0;
     const firstSlabs = this.slabs.first;
     const firstShift = this.info.first_shift;
     const firstMask = 2 ** firstShift - 1;
-    for (let k = 0; k < lead.firstStarts.length && !namesAmongMatches; k++) {
+    scan: for (let k = 0; k < lead.firstStarts.length && !namesAmongMatches; k++) {
       for (let i = lead.firstStarts[k]!, end = i + lead.firstCounts[k]!; i < end; i++) {
         const fw = firstSlabs[i >>> firstShift]!.words;
         const fa = (i & firstMask) * 2;
@@ -194,6 +211,12 @@ export class ConceptSearch {
         const key = fw[fa + 1]!;
         const sortKey = key * RANK_UNIT + row;
         if (!names.wants(sortKey)) break;
+        if (++scanned > budget) {
+          namesAmongMatches = true;
+          names = new Best(limit);
+          nameChecks = 0;
+          break scan;
+        }
         const cw = columns[row >>> shift]!.words;
         const ca = (row & mask) * COLUMN_WIDTH;
         if (!accepts(cw[ca + 2]!, key)) continue;
@@ -204,16 +227,32 @@ export class ConceptSearch {
     }
 
     // Every word matches: the postings of the word with the fewest, in preference order, each checked
-    // against the other words. This also counts the matches (names included), up to searchTuning.totalCap.
-    const asks = Math.min(driver.total, 4 * searchTuning.totalCap);
+    // against the other words. This also counts the matches (names included): once the page is complete,
+    // up to searchTuning.totalCap matches or searchTuning.readCap postings read, whichever comes first.
+    const asks = namesAmongMatches ? driver.total : Math.min(driver.total, readCap);
     const others = terms.filter((t) => t !== driver).map((t) => this.membership(t, asks));
     const wanted = namesAmongMatches ? limit : limit - exact.length - names.refs.length;
     const words: number[] = [];
     let total = 0;
+    let read = 0;
+    let namesDone = !namesAmongMatches;
     let exhausted = true;
     const postings = this.postings(driver);
     for (let v = postings(); v >= 0; v = postings()) {
-      if (others.length > 0 && !others.every((has) => has(v))) continue;
+      // Later postings have this rank or a worse one: no name among them beats a full set of this rank's.
+      if (!namesDone && names.full && !names.wants(Math.floor(v / RANK_UNIT) * 256 * RANK_UNIT)) {
+        namesDone = true;
+      }
+      // Once the names are known, only the words that fill the rest of the page are still wanted.
+      const more = namesAmongMatches ? limit - exact.length - names.refs.length : wanted;
+      if (namesDone && words.length >= more && (total >= totalCap || read >= readCap)) {
+        exhausted = false;
+        break;
+      }
+      read++;
+      let all = true;
+      for (let o = 0; o < others.length && all; o++) all = others[o]!(v);
+      if (!all) continue;
       const row = v & ROW_MASK;
       const cw = columns[row >>> shift]!.words;
       const ca = (row & mask) * COLUMN_WIDTH;
@@ -230,18 +269,18 @@ export class ConceptSearch {
       ) {
         words.push(ref);
       }
-      if (total >= searchTuning.totalCap && words.length >= wanted) {
-        exhausted = postings() < 0;
-        break;
-      }
     }
     for (const ref of names.refs) found.push({ ...this.source.conceptAt(ref), match: "name" });
     for (const ref of words) found.push({ ...this.source.conceptAt(ref), match: "words" });
-    return done(exact.length + total, exhausted ? "eq" : "gte");
+    // Counting may stop (readCap) before it reaches names found in the first-token column.
+    return done(Math.max(exact.length + total, found.length), exhausted ? "eq" : "gte");
   }
 
-  /** A test of a row's facets and sort key against the options' filters. */
-  private filter(options: SearchOptions): Accepts {
+  /**
+   * A test of a row's facets and sort key against the options' filters; whether no row of the index
+   * passes them (from SearchInfo.facet_rows); whether they take standard concepts only.
+   */
+  private filter(options: SearchOptions): { accepts: Accepts; none: boolean; standardOnly: boolean } {
     const allowed = (wanted: readonly string[] | undefined, ids: string[]) => {
       if (!wanted || wanted.length === 0) return undefined;
       const table = new Uint8Array(ids.length);
@@ -254,10 +293,14 @@ export class ConceptSearch {
     const vocabularies = allowed(options.vocabularies, this.info.vocabularies);
     const domains = allowed(options.domains, this.info.domains);
     const standard = options.standard === true;
-    return (facets, key) =>
+    const accepts: Accepts = (facets, key) =>
       (!vocabularies || vocabularies[facets & 0xffff] === 1) &&
       (!domains || domains[facets >>> 16] === 1) &&
       (!standard || key >>> 8 === 0);
+    const pairs = this.info.facet_rows;
+    const none =
+      pairs !== undefined && !pairs.some(([f, rows, std]) => (standard ? std : rows) > 0 && accepts(f, 0));
+    return { accepts, none, standardOnly: standard };
   }
 
   /** The concept with this id, then those with this code in any vocabulary (as typed, upper, lower case). */
@@ -301,7 +344,10 @@ export class ConceptSearch {
       return () => (i < end ? list[i++]! : -1);
     }
     const { merge, totalCap } = searchTuning;
-    const bitmap = merge === "auto" ? term.total < 3 * totalCap * Math.log2(n) : merge === "bitmap";
+    // A heap over thousands of lists (a short prefix: mostly rare words of a few postings each) misses the
+    // cache at every level of every pop; filling a bitmap reads the lists in order.
+    const bitmap =
+      merge === "auto" ? n >= MANY_LISTS || term.total < 3 * totalCap * Math.log2(n) : merge === "bitmap";
     return bitmap ? this.postingsByBitmap(term) : this.merged(term);
   }
 
@@ -427,19 +473,39 @@ export class ConceptSearch {
     return name[last]!.startsWith(tokens[last]!);
   }
 
-  private term(lo: number, hi: number): Term {
+  /** The lists of tokens lo .. hi-1; with `standardOnly`, only their standard heads (rank 0). */
+  private term(lo: number, hi: number, standardOnly: boolean): Term {
     const term: Term = { words: [], starts: [], counts: [], total: 0, firstStarts: [], firstCounts: [] };
     for (let s = lo; s < hi; s++) {
       const { words, at } = this.termRecord(s);
       const ref = words[at]!;
-      term.words.push(this.slabs.postings[refSlab(ref)]!.words);
-      term.starts.push(refWord(ref));
-      term.counts.push(words[at + 1]!);
-      term.total += words[at + 1]!;
+      const list = this.slabs.postings[refSlab(ref)]!.words;
+      const start = refWord(ref);
+      const count = standardOnly ? below(list, start, words[at + 1]!, RANK_UNIT) : words[at + 1]!;
+      term.words.push(list);
+      term.starts.push(start);
+      term.counts.push(count);
+      term.total += count;
       term.firstStarts.push(words[at + 2]!);
-      term.firstCounts.push(words[at + 3]!);
+      term.firstCounts.push(
+        standardOnly ? this.firstStandard(words[at + 2]!, words[at + 3]!) : words[at + 3]!,
+      );
     }
     return term;
+  }
+
+  /** How many of the `count` first-token rows from `start` (in sort key order) are of rank 0. */
+  private firstStandard(start: number, count: number): number {
+    const shift = this.info.first_shift;
+    const mask = 2 ** shift - 1;
+    let lo = start;
+    let hi = start + count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.slabs.first[mid >>> shift]!.words[(mid & mask) * 2 + 1]! < 256) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo - start;
   }
 
   private termRecord(s: number): { slab: Slab; words: Uint32Array; at: number } {
@@ -466,4 +532,16 @@ export class ConceptSearch {
     }
     return lo;
   }
+}
+
+/** How many of the `count` ascending values of `list` from `start` are below `limit`. */
+function below(list: Uint32Array, start: number, count: number, limit: number): number {
+  let lo = start;
+  let hi = start + count;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < limit) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - start;
 }

@@ -1,11 +1,12 @@
 // The built-in crossmaps and standard definitions as the build wrote them (dist/crossmaps.json): the same
 // documents the YAML gives, used only while the YAML is unchanged.
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadBuiltinCrossmap } from "../../src/crossmap/builtin.js";
 import { BUILTIN_DIR, listBuiltinCrossmaps, parseYaml } from "../../src/crossmap/catalog.js";
-import { compiledDocument, readCompiled } from "../../src/crossmap/compiled.js";
+import { compiledDocument, compiledEntryAt, readCompiled } from "../../src/crossmap/compiled.js";
 import { parseCrossmap } from "../../src/crossmap/load.js";
 import { loadStandard, StandardDefinitionSchema } from "../../src/crossmap/standards.js";
 
@@ -23,6 +24,26 @@ describe("dist/crossmaps.json", () => {
     const text = readFileSync(join(BUILTIN_DIR, "omop_cdm_v5.4-to-fhir_r4.yaml"), "utf8");
     expect(compiledDocument("omop_cdm_v5.4-to-fhir_r4.yaml", `${text}\n# edited\n`)).toBeUndefined();
     expect(compiledDocument("no-such.yaml", text)).toBeUndefined();
+  });
+
+  it("is used for a file of the same size and time unread, else only for the same text", () => {
+    const file = "omop_cdm_v5.4-to-fhir_r4.yaml";
+    const text = readFileSync(join(BUILTIN_DIR, file), "utf8");
+    expect(compiledEntryAt(join(BUILTIN_DIR, file))?.file).toBe(file);
+    const dir = mkdtempSync(join(tmpdir(), "crossmap-compiled-"));
+    try {
+      // Same name and text, written now (another time): the SHA-256 decides.
+      writeFileSync(join(dir, file), text);
+      expect(compiledEntryAt(join(dir, file))?.document).toEqual(parseCrossmap(text).document);
+      // Another text of the same size, written at another time than the build saw: not used.
+      const edited = text.replace("person: Patient", "person: Pxtient");
+      expect(edited.length).toBe(text.length);
+      writeFileSync(join(dir, file), edited);
+      expect(compiledEntryAt(join(dir, file))).toBeUndefined();
+      expect(compiledEntryAt(join(dir, "no-such.yaml"))).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("gives a built-in crossmap that maps as the YAML one does", async () => {

@@ -71,6 +71,36 @@ describe("hl7v2_field", () => {
       value: "a@b.org",
     });
   });
+  it("XTN as the IG's XTN[ContactPoint]: XTN-12 first, then the parts, then XTN-1; use from XTN-2, else the field's", () => {
+    const t = transformer("hl7v2_field", { format: "XTN", use: "home" });
+    expect(t("78788788^^CP^^^^1111^^^^^2222").out).toEqual({ system: "phone", value: "2222", use: "home" });
+    expect(t("^WPN^PH^^1^919^3791212^42").out).toEqual({
+      system: "phone",
+      value: "+1 919 3791212 X42",
+      use: "work",
+    });
+    expect(t("5551212^^CP").out).toEqual({ system: "phone", value: "5551212", use: "home" });
+    expect(t("1111^^TDD").out).toEqual({ system: "other", value: "1111", use: "home" });
+    expect(transformer("hl7v2_field", { format: "XTN" })("5551212^^CP").out).toEqual({
+      system: "phone",
+      value: "5551212",
+      use: "mobile",
+    });
+  });
+  it("CX with identifier_type writes the type the IG assigns, whatever CX-5 says", () => {
+    const t = transformer("hl7v2_field", {
+      format: "CX",
+      identifier_type: { code: "VN", text: "visit number" },
+    });
+    expect(t("40007716^^^AccMng^AM").out).toEqual({
+      type: {
+        coding: [{ system: "http://terminology.hl7.org/CodeSystem/v2-0203", code: "VN" }],
+        text: "visit number",
+      },
+      value: "40007716",
+      assigner: { display: "AccMng" },
+    });
+  });
   it("CWE gives a CodeableConcept, with systems from config and a warning for unknown ones", () => {
     const t = transformer("hl7v2_field", { format: "CWE", systems: { LN: "http://loinc.org" } });
     expect(t("8302-2^Body height^LN").out).toEqual({
@@ -135,6 +165,31 @@ describe("hl7v2_field extensions", () => {
     expect(t("72", { units: "%" }).out).toEqual({ value: 72, unit: "%" });
     expect(t("72", {}).out).toEqual({ value: 72 });
     expect(codes(t("n/a", { units: "%" }))).toEqual(["invalid_value"]);
+  });
+  it("with ucum, units sent without a coding system that are valid UCUM are written as UCUM", () => {
+    const t = transformer("hl7v2_field", { format: "NM", unit_field: "units", systems, ucum: true });
+    const ucum = (unit: string) => ({ value: 1, unit, system: "http://unitsofmeasure.org", code: unit });
+    expect(t("1", { units: "%" }).out).toEqual(ucum("%"));
+    expect(t("1", { units: "mg/dL" }).out).toEqual(ucum("mg/dL"));
+    expect(t("1", { units: "10*3/uL" }).out).toEqual(ucum("10*3/uL"));
+    expect(t("1", { units: "mm[Hg]" }).out).toEqual(ucum("mm[Hg]"));
+    expect(t("1", { units: "g/l-1" }).out).toEqual(ucum("g/l-1"));
+    expect(t("1", { units: "{beats}/min" }).out).toEqual(ucum("{beats}/min"));
+    // Not UCUM: the text only.
+    expect(t("1", { units: "giga.l-1" }).out).toEqual({ value: 1, unit: "giga.l-1" });
+    expect(t("1", { units: "beats/min" }).out).toEqual({ value: 1, unit: "beats/min" });
+    expect(t("1", { units: "mg / dL" }).out).toEqual({ value: 1, unit: "mg / dL" });
+    // A named system that is not UCUM: no code, whatever the units look like.
+    expect(t("1", { units: "beats/min^^ISO" }).out).toEqual({ value: 1, unit: "beats/min" });
+    expect(t("1", { units: "mg^milligram^UCUM" }).out).toEqual({ ...ucum("milligram"), code: "mg" });
+    const cq = transformer("hl7v2_field", { format: "CQ", systems, ucum: true });
+    expect(cq("40^mL").out).toEqual({
+      value: 40,
+      unit: "mL",
+      system: "http://unitsofmeasure.org",
+      code: "mL",
+    });
+    expect(cq("40^lbs").out).toEqual({ value: 40, unit: "lbs" });
   });
   it("SN gives a Quantity with its comparator, a bare number too, and reports ranges and ratios", () => {
     const t = transformer("hl7v2_field", { format: "SN", unit_field: "units", systems });
@@ -210,11 +265,11 @@ describe("hl7v2_field extensions", () => {
     const own = transformer("hl7v2_field", { format: "TS", assume_timezone: "Z" });
     expect(own("20070725111624", { $ctx: { timezone: "+02:00" } }).out).toBe("2007-07-25T11:16:24Z");
   });
-  it("XAD joins the subcomponents of a street address and trims padding", () => {
+  it("XAD writes street address, street name and dwelling number as lines (IG SAD) and trims padding", () => {
     expect(
-      transformer("hl7v2_field", { format: "XAD" })("1000&Hospital Lane^Ste. 123^Ann Arbor ^MI").out,
+      transformer("hl7v2_field", { format: "XAD" })("1000&Hospital Lane&Apt 2^Ste. 123^Ann Arbor ^MI").out,
     ).toEqual({
-      line: ["1000 Hospital Lane", "Ste. 123"],
+      line: ["1000", "Hospital Lane", "Apt 2", "Ste. 123"],
       city: "Ann Arbor",
       state: "MI",
     });

@@ -18,6 +18,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   searchTuning.totalCap = 10_000;
+  searchTuning.readCap = 40_000;
   searchTuning.merge = "auto";
 });
 
@@ -148,11 +149,35 @@ describe("concept search", () => {
     expect(brief(bridge.search("e11.9", { vocabularies: ["SNOMED"] }))).toEqual(["name 4000005"]);
   });
 
+  it("answers at once, with nothing, when no concept passes the filters", () => {
+    // ICD10CM holds no standard concept, RxNorm no Condition: known from the index's counts per
+    // (vocabulary | domain << 16): rows, standard rows (SNOMED 0, RxNorm 1, ICD10CM 2, Local 3; Condition
+    // 0, Drug 1, numbered in concept_id order)
+    expect(bridge.stats().search?.facet_rows).toEqual([
+      [0, 9, 7],
+      [2, 1, 0],
+      [3, 1, 0],
+      [1 | (1 << 16), 2, 1],
+    ]);
+    expect(bridge.search("diabetes", { vocabularies: ["ICD10CM"], standard: true })).toEqual({
+      concepts: [],
+      total: 0,
+      total_relation: "eq",
+    });
+    expect(bridge.search("p", { vocabularies: ["RxNorm"], domains: ["Condition"] })).toEqual({
+      concepts: [],
+      total: 0,
+      total_relation: "eq",
+    });
+    expect(brief(bridge.search("p", { vocabularies: ["RxNorm"], standard: true }))).toEqual(["name 722031"]);
+  });
+
   it("counts every match, exactly below the cap and as a lower bound from it", () => {
     expect(bridge.search("diabetes")).toMatchObject({ total: 6, total_relation: "eq" });
     searchTuning.totalCap = 3;
     const r = bridge.search("diabetes", { limit: 5 });
-    // the two names, then the first three standard word matches; counting stopped at the third match
+    // the two names, then the first three standard word matches; counting stopped at the third match,
+    // and a lower bound is never below the concepts returned
     expect(brief(r)).toEqual([
       "name 4000004",
       "name 4000003",
@@ -160,7 +185,7 @@ describe("concept search", () => {
       "words 201826",
       "words 4226121",
     ]);
-    expect(r).toMatchObject({ total: 3, total_relation: "gte" });
+    expect(r).toMatchObject({ total: 5, total_relation: "gte" });
   });
 
   it("is left out by search: false (the bench's baseline), and such an index then finds nothing", async () => {
@@ -395,6 +420,23 @@ describe("concept search against a brute-force reading of 3,000 generated concep
       }
     },
   );
+
+  it("stops counting after readCap postings once its page is complete, and still returns the best concepts", () => {
+    searchTuning.readCap = 7;
+    let lowerBounds = 0;
+    for (const [text, options] of queries) {
+      const got = bridges[0]!.search(text, options);
+      const want = reference(reads, text, options);
+      expect({ text, options, ids: brief(got) }).toEqual({ text, options, ids: want.ids });
+      if (got.total_relation === "eq") expect(got.total).toBe(want.total);
+      else {
+        lowerBounds++;
+        expect(got.total).toBeLessThanOrEqual(want.total);
+        expect(got.total).toBeGreaterThanOrEqual(got.concepts.length);
+      }
+    }
+    expect(lowerBounds).toBeGreaterThan(20);
+  });
 
   it("reads only up to the cap, and still returns the best concepts", () => {
     searchTuning.totalCap = 5;

@@ -1,8 +1,7 @@
 // Field names of HL7 v2 segments from the standard definition (crossmaps/standards/hl7v2_2.5.1.yaml),
 // so records can be addressed as `PID.patient_name` as well as `PID.5`. Read once per process.
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parse } from "yaml";
+import { readBuiltinYaml } from "../../crossmap/builtin-data.js";
 import { BUILTIN_DIR } from "../../crossmap/catalog.js";
 
 /** Per field position (index 0 is field 1): its alias, and whether its data type has components. */
@@ -42,7 +41,7 @@ let cached: FieldNames | undefined;
 export function fieldNames(file?: string): FieldNames {
   if (cached && file === undefined) return cached;
   const path = file ?? join(BUILTIN_DIR, "standards", "hl7v2_2.5.1.yaml");
-  const doc = parse(readFileSync(path, "utf8")) as DefinitionFile;
+  const doc = readBuiltinYaml(path) as DefinitionFile;
   const out = new Map<string, SegmentFields>();
   for (const [segment, def] of Object.entries(doc.entities ?? {})) {
     const fields: SegmentFields = { names: [], composite: [] };

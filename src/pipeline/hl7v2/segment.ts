@@ -41,17 +41,52 @@ interface LazyRecord {
   field(n: number): string | Er7Node | undefined;
 }
 
+function positionGetter(n: number): (this: LazyRecord) => string | Er7Node | undefined {
+  return function (this: LazyRecord) {
+    return this.field(n);
+  };
+}
+
+/** `n` and its repetitions `n$2` .. `n$9` as getters over `this.field(n)`. */
+function defineFieldGetters(target: object, n: number): void {
+  Object.defineProperty(target, String(n), { get: positionGetter(n), enumerable: false });
+  for (let r = 2; r <= MAX_REPETITION; r++) {
+    Object.defineProperty(target, `${n}$${r}`, {
+      get(this: LazyRecord) {
+        const rep = er7Split(this.field(n))?.[r - 1];
+        return rep === undefined ? undefined : fieldValue([rep]);
+      },
+      enumerable: false,
+    });
+  }
+}
+
+let shared: object | undefined;
+
+/** The getters of fields 1 .. MAX_FIELDS, shared by every record class. */
+function sharedGetters(): object {
+  if (shared === undefined) {
+    const getters = {};
+    for (let n = 1; n <= MAX_FIELDS; n++) defineFieldGetters(getters, n);
+    shared = getters;
+  }
+  return shared;
+}
+
 /**
  * The record class of one segment type under one delimiter set: a getter per position, alias and
  * repetition on the prototype, so a record costs one object and the split of its line into fields.
  */
 function recordClass(read: FieldReader, header: boolean, fs: string, info: SegmentFields | undefined) {
   const shift = header ? 1 : 0;
+  // Plain assignments, not class fields: a class field is defined (not assigned) on every instance, the
+  // slower path, and a message makes a record per segment.
   class Segment {
-    [PARTS]: string[];
-    [CACHE]: (string | Er7Node | typeof ABSENT | undefined)[] = [];
+    declare [PARTS]: string[];
+    declare [CACHE]: (string | Er7Node | typeof ABSENT | undefined)[];
     constructor(parts: string[]) {
       this[PARTS] = parts;
+      this[CACHE] = [];
     }
   }
   const proto = Segment.prototype as unknown as Record<PropertyKey, unknown>;
@@ -75,24 +110,19 @@ function recordClass(read: FieldReader, header: boolean, fs: string, info: Segme
     return v;
   }
   proto.field = field;
-  const count = Math.max(info?.names.length ?? 0, MAX_FIELDS);
+  // Position and repetition getters are the same for every segment type: they live on one shared object
+  // (built once); a type's own object adds its aliases and sits between it and the prototype. Defining
+  // ~1,000 getters per type on the prototype itself cost ~10 ms a type (V8 makes adding properties to an
+  // object already serving as a prototype costly): 0.2-0.5 s of an HL7 v2 run's start.
+  const own: Record<PropertyKey, unknown> = {};
+  const count = info?.names.length ?? 0;
   for (let n = 1; n <= count; n++) {
-    const get = function (this: LazyRecord) {
-      return this.field(n);
-    };
-    Object.defineProperty(proto, String(n), { get, enumerable: false });
     const alias = info?.names[n - 1];
-    if (alias !== undefined) Object.defineProperty(proto, alias, { get, enumerable: false });
-    for (let r = 2; r <= MAX_REPETITION; r++) {
-      Object.defineProperty(proto, `${n}$${r}`, {
-        get(this: LazyRecord) {
-          const rep = er7Split(this.field(n))?.[r - 1];
-          return rep === undefined ? undefined : fieldValue([rep]);
-        },
-        enumerable: false,
-      });
-    }
+    if (alias !== undefined) Object.defineProperty(own, alias, { get: positionGetter(n), enumerable: false });
   }
+  for (let n = MAX_FIELDS + 1; n <= count; n++) defineFieldGetters(own, n);
+  Object.setPrototypeOf(own, sharedGetters());
+  Object.setPrototypeOf(proto, own);
   /** Every present field, repetition and alias, as the eager form would hold them (for printing and tests). */
   proto.toJSON = function (this: LazyRecord & Record<string, unknown>) {
     const out: Record<string, unknown> = {};

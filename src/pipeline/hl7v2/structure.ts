@@ -2,9 +2,8 @@
 // crossmaps/standards/hl7v2/message-structures.yaml, and the matcher that places each segment of a message
 // in an instance of its group. Real feeds break the rules: the matcher never rejects a message, it places
 // a segment the structure does not expect in the group it is in and marks it.
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parse } from "yaml";
+import { readBuiltinYaml } from "../../crossmap/builtin-data.js";
 import { BUILTIN_DIR } from "../../crossmap/catalog.js";
 
 export interface SegmentNode {
@@ -96,7 +95,7 @@ let cached: MessageStructures | undefined;
 export function messageStructures(file?: string): MessageStructures {
   if (cached && file === undefined) return cached;
   const path = file ?? join(BUILTIN_DIR, "standards", "hl7v2", "message-structures.yaml");
-  const doc = parse(readFileSync(path, "utf8")) as StructuresFile;
+  const doc = readBuiltinYaml(path) as StructuresFile;
   const structures = new Map<string, GroupNode>();
   for (const [name, def] of Object.entries(doc.structures ?? {})) {
     structures.set(name, group("", false, false, compileItems(def.segments, `${path}: ${name}`)));

@@ -113,7 +113,15 @@ describe("an ADT^A01 with custom delimiters as a transaction Bundle", () => {
               code: "EMER",
             },
             subject: { reference: url(3) },
-            identifier: [{ value: "V9" }],
+            identifier: [
+              {
+                type: {
+                  coding: [{ system: "http://terminology.hl7.org/CodeSystem/v2-0203", code: "VN" }],
+                  text: "visit number",
+                },
+                value: "V9",
+              },
+            ],
             period: { start: "2024-01-02T08:00:00-05:00" },
           },
           request: { method: "PUT", url: `Encounter/${id(4)}` },
