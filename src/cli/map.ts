@@ -66,21 +66,9 @@ export function registerMap(program: Command): void {
     .command("map")
     .description("Map records from one standard to another through a crossmap (NDJSON out).")
     .argument("[files...]", "input files or folders; none or - reads stdin")
-    .option(
-      "--from <standard>",
-      "source standard, e.g. omop_cdm_v5.4 (or a short name: omop, fhir, hl7v2, openehr)",
-      standardOption,
-    )
-    .option(
-      "--to <standard>",
-      "target standard, e.g. fhir_r4 (or a short name: omop, fhir, hl7v2, openehr)",
-      standardOption,
-    )
-    .option(
-      "--via <standard>",
-      "chain two crossmaps: from -> via -> to (or a short name: omop, fhir, hl7v2, openehr)",
-      standardOption,
-    )
+    .addOption(standardOption("--from <standard>", "source standard, e.g. omop_cdm_v5.4"))
+    .addOption(standardOption("--to <standard>", "target standard, e.g. fhir_r4"))
+    .addOption(standardOption("--via <standard>", "chain two crossmaps: from -> via -> to"))
     .option("--entity <name>", "source entity of every record (default: from the file name or resourceType)")
     .option(
       "--crossmap <file>",

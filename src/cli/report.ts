@@ -11,16 +11,8 @@ export function registerReport(program: Command): void {
   program
     .command("report")
     .description("Print the mapping report (entity mappings, field mappings, unmapped fields) as JSON")
-    .option(
-      "--from <standard>",
-      "source standard, e.g. omop_cdm_v5.4 (or a short name: omop, fhir, hl7v2, openehr)",
-      standardOption,
-    )
-    .option(
-      "--to <standard>",
-      "target standard, e.g. fhir_r4 (or a short name: omop, fhir, hl7v2, openehr)",
-      standardOption,
-    )
+    .addOption(standardOption("--from <standard>", "source standard, e.g. omop_cdm_v5.4"))
+    .addOption(standardOption("--to <standard>", "target standard, e.g. fhir_r4"))
     .option("--crossmap <file>", "a crossmap file instead of the built-in one for the pair")
     .action(async (opts: { from?: string; to?: string; crossmap?: string }) => {
       let file = opts.crossmap;

@@ -38,16 +38,8 @@ export function registerRoundtrip(program: Command): void {
       "[files...]",
       "input files or folders (a folder maps as the tables it holds); none or - reads stdin",
     )
-    .option(
-      "--from <standard>",
-      "the standard of the input, e.g. omop_cdm_v5.4 (or a short name: omop, fhir, hl7v2, openehr)",
-      standardOption,
-    )
-    .option(
-      "--via <standard>",
-      "the standard to go through, e.g. fhir_r4 (or a short name: omop, fhir, hl7v2, openehr)",
-      standardOption,
-    )
+    .addOption(standardOption("--from <standard>", "the standard of the input, e.g. omop_cdm_v5.4"))
+    .addOption(standardOption("--via <standard>", "the standard to go through, e.g. fhir_r4"))
     .option(
       "--crossmap <file>",
       "custom crossmaps instead of the built-in ones: twice, there then back",

@@ -1,5 +1,6 @@
 // `--from`/`--to`/`--via` take a standard's id (`omop_cdm_v5.4`) or any unambiguous start of one (`omop`,
 // `fhir`, `hl7v2`, `openehr`): the ids are long and versioned, and users type the short names.
+import { Option } from "commander";
 import { listBuiltinCrossmaps } from "../crossmap/catalog.js";
 
 /**
@@ -16,7 +17,14 @@ export function canonicalStandard(name: string, known: readonly string[]): strin
 }
 
 /** commander's argument parser for a standard option: the built-in crossmaps' sources and targets. */
-export function standardOption(value: string): string {
+function parseStandard(value: string): string {
   const known = listBuiltinCrossmaps().flatMap((e) => [e.source, e.target]);
   return canonicalStandard(value, known);
+}
+
+/** A `--from`/`--to`/`--via` option taking a standard's id or short name. */
+export function standardOption(flags: string, description: string): Option {
+  return new Option(flags, `${description} (or a short name: omop, fhir, hl7v2, openehr)`).argParser(
+    parseStandard,
+  );
 }

@@ -51,16 +51,8 @@ export function registerStream(program: Command): void {
     .command("stream")
     .description("Convert a live feed on NATS JetStream, in order per sender, until SIGTERM.")
     .option("--nats <url>", "NATS server URL(s), comma-separated", NATS_DEFAULT)
-    .option(
-      "--from <standard>",
-      "source standard, e.g. hl7v2_2.5.1 (or a short name: omop, fhir, hl7v2, openehr)",
-      standardOption,
-    )
-    .option(
-      "--to <standard>",
-      "target standard, e.g. fhir_r4 (or a short name: omop, fhir, hl7v2, openehr)",
-      standardOption,
-    )
+    .addOption(standardOption("--from <standard>", "source standard, e.g. hl7v2_2.5.1"))
+    .addOption(standardOption("--to <standard>", "target standard, e.g. fhir_r4"))
     .option("--via <standard>", "chain two crossmaps: from -> via -> to")
     .option("--crossmap <file>", "custom crossmap document (twice with --via)", collect)
     .option("--vocab <dir>", "vocabulary index directory for vocabulary_lookup")
