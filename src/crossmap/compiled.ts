@@ -53,29 +53,17 @@ export interface CompiledFile {
  * strings (~3 ms) instead of every document's objects (~30 ms and as much garbage), and a run parses the
  * one document it maps with.
  */
+type CrossmapEntry = Omit<CompiledCrossmap, "document">;
+
 interface StoredFile {
-  crossmaps: {
-    file: string;
-    sha256: string;
-    size: number;
-    mtime_ms: number;
-    summary: CrossmapSummary;
-    document: string;
-  }[];
+  crossmaps: (CrossmapEntry & { document: string })[];
   standards: { file: string; sha256: string; definition: string }[];
   data?: { file: string; sha256: string; json: string }[];
 }
 
 /** What scripts/compile-crossmaps.mjs writes for these documents. */
 export function storedFile(
-  crossmaps: {
-    file: string;
-    sha256: string;
-    size: number;
-    mtime_ms: number;
-    summary: CrossmapSummary;
-    document: CrossmapDocument;
-  }[],
+  crossmaps: (CrossmapEntry & { document: CrossmapDocument })[],
   standards: { file: string; sha256: string; definition: StandardDefinition }[],
   data: { file: string; sha256: string; value: unknown }[] = [],
 ): string {
