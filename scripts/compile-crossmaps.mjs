@@ -33,8 +33,9 @@ for (const file of readdirSync(join(dir, "standards")).sort()) {
   const definition = StandardDefinitionSchema.parse(parse(text));
   standards.push({ file, sha256: sha256(text), definition });
 }
-// Every YAML file under crossmaps/standards/ also as plain data (src/crossmap/builtin-data.ts): the HL7 v2
-// reader's field names and message structures, which an HL7 v2 run otherwise parses as YAML at start.
+// The YAML files in folders under crossmaps/standards/ as plain data (src/crossmap/builtin-data.ts): the
+// HL7 v2 reader's message structures, which an HL7 v2 run otherwise parses as YAML at start. (The
+// definitions beside the folders are in `standards` above; the reader takes its field names from there.)
 const data = [];
 const walk = (rel) => {
   for (const entry of readdirSync(join(dir, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -46,5 +47,7 @@ const walk = (rel) => {
     }
   }
 };
-walk("standards");
+for (const entry of readdirSync(join(dir, "standards"), { withFileTypes: true })) {
+  if (entry.isDirectory()) walk(`standards/${entry.name}`);
+}
 writeFileSync(join(root, "dist/crossmaps.json"), storedFile(crossmaps, standards, data));
