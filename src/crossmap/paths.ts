@@ -1,7 +1,10 @@
 // Parses source and target paths once and compiles them into getter / setter closures.
 // Target soft indexes (`[+]` append, `[=]` reuse) are resolved to concrete indexes at compile time,
 // FHIR Shorthand style; arrays are compacted per record so elements whose fields were absent leave no hole.
-import type { SourceRecord, TargetRecord } from "./types.js";
+import type { Getter } from "../transforms/types.js";
+import type { TargetRecord } from "./types.js";
+
+export type { Getter };
 
 export type Step = string | number;
 export type TargetIndex = number | "+" | "=";
@@ -65,8 +68,6 @@ export function parseTargetPath(path: string): TargetSegment[] {
     return seg;
   });
 }
-
-export type Getter = (record: SourceRecord) => unknown;
 
 export function compileGetter(steps: readonly Step[]): Getter {
   if (steps.length === 1) {

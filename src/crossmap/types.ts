@@ -1,7 +1,8 @@
 // The shapes that cross from the crossmap engine to its callers (pipeline, server, benchmarks).
 
-/** A source record: field name to value. Integers beyond 2^53 arrive as `bigint`. */
-export type SourceRecord = Record<string, unknown>;
+import type { SourceRecord } from "../transforms/types.js";
+
+export type { SourceRecord };
 
 /** A target record under construction or produced. */
 export type TargetRecord = Record<string, unknown>;

@@ -1,6 +1,6 @@
 // base64: text to base64 and back (FHIR Attachment.data holds base64), as UTF-8. Decoding rejects anything
 // that is not canonical base64 rather than returning the garbage Buffer.from makes of it.
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { describeValue } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";
 

@@ -1,6 +1,6 @@
 // passthrough, str, int, float, bool: strict conversions. Nothing is rounded, truncated or guessed; a value
 // that does not convert is an `invalid_value` issue. Integers beyond 2^53 are kept exact as bigint.
-import { lazySchema } from "../crossmap/validation.js";
+import { lazySchema } from "./config-schema.js";
 import { describeValue } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";
 

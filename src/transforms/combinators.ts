@@ -2,11 +2,11 @@
 // places (a lossless carrier, else the element other producers use) or that needs two steps (pick an
 // extension, then read an id out of it). Both are built once at load; per record they are plain calls.
 import type { z } from "zod";
-import type { Getter } from "../crossmap/paths.js";
-import type { SourceRecord } from "../crossmap/types.js";
-import { type ConfigOf, lazySchema, type Zod } from "../crossmap/validation.js";
+import { type ConfigOf, lazySchema, type Zod } from "./config-schema.js";
 import {
+  type Getter,
   type NestedTransform,
+  type SourceRecord,
   type TransformContext,
   type TransformDefinition,
   Unmappable,

@@ -1,7 +1,7 @@
 // constant: writes a fixed value from config whenever the source field is present. It lets a crossmap say
 // "this element exists only when that field does" (a unit's code system next to a unit, a status implied
 // by an end date) without conditional logic in the engine.
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import type { TransformDefinition } from "./types.js";
 
 const config = lazySchema((z) => z.object({ value: z.unknown() }).strict());

@@ -3,11 +3,10 @@
 // to factories `(config, context) => (value, record) => result` or to full definitions.
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { SourceRecord } from "../crossmap/types.js";
 import { AppError } from "../errors.js";
 import type { VocabularyBridge } from "../vocab/bridge.js";
 import type { TransformRegistry } from "./registry.js";
-import type { TransformDefinition, TransformFactory } from "./types.js";
+import type { SourceRecord, TransformDefinition, TransformFactory } from "./types.js";
 
 /** The spec's form, a function of (value, config, record, vocabulary bridge), as a factory. */
 export function simpleTransform(

@@ -1,11 +1,10 @@
 // date_from_parts: a date from separate year, month and day fields (OMOP person's year/month/day_of_birth), as
 // precise as the fields allow: "1998", "1998-04" or "1998-04-09". An impossible date is an issue, never guessed.
-import type { SourceRecord } from "../crossmap/types.js";
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { toInteger } from "./casts.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { validParts } from "./dates.js";
 import { describeValue } from "./describe.js";
-import { fail, type TransformDefinition } from "./types.js";
+import { fail, type SourceRecord, type TransformDefinition } from "./types.js";
 
 const config = lazySchema((z) =>
   z

@@ -1,6 +1,6 @@
 // date_part: one calendar or clock part of a date as an integer (year_of_birth from a birth date), for
 // targets that store dates in pieces. A date without that part is an issue, never a guess.
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { DATE_FORMS, parseDate } from "./dates.js";
 import { describeValue } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";

@@ -1,7 +1,7 @@
 // datetime_text: a date/time as zone-less wall-clock text "YYYY-MM-DD hh:mm:ss", as SQL-style targets store
 // it. The offset is dropped (not converted). A value with only a date is completed per `missing_time`:
 // "midnight" (00:00:00, the convention some targets document) or "omit" (nothing written, no issue).
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { DATE_FORMS, parseDate } from "./dates.js";
 import { describeValue } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";

@@ -2,9 +2,9 @@
 // gets the same id in every run, and any record that knows the same values can reference it. Shared by an
 // output's `id` rule (crossmap/outputs) and the `derived_id` transform.
 
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { createHash } from "../hash.js";
 import { normalizeInteger } from "./casts.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";
 

@@ -1,15 +1,14 @@
 // fhir_extension and extension_value: a value carried in a FHIR extension, for data FHIR has no element for.
 // The writer builds `{url, value[x]}`; the reader finds the extension by url in a list and converts its value
 // back into the column's type. The URL lives in the crossmap, never here.
-import type { SourceRecord } from "../crossmap/types.js";
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { toFloat, toInteger } from "./casts.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { compileDateConverter } from "./date-convert.js";
 import { parseDate } from "./dates.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { conceptCoding, conceptId, extensionValue, findExtension } from "./omop-codes.js";
 import { integerOf } from "./stable-id.js";
-import { fail, type TransformDefinition, Unmappable } from "./types.js";
+import { fail, type SourceRecord, type TransformDefinition, Unmappable } from "./types.js";
 
 const FHIR_ID = /^[A-Za-z0-9\-.]{1,64}$/;
 const INT32 = 2 ** 31 - 1;

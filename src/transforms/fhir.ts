@@ -1,9 +1,8 @@
 // FHIR datatypes: codeable_concept, fhir_reference, fhir_date, fhir_period.
-import type { Getter } from "../crossmap/paths.js";
-import { type ConfigOf, lazySchema, type Zod } from "../crossmap/validation.js";
+import { type ConfigOf, lazySchema, type Zod } from "./config-schema.js";
 import { compileDateConverter } from "./date-convert.js";
 import { describeValue, scalarKey } from "./describe.js";
-import { degrade, fail, type TransformDefinition, Unmappable } from "./types.js";
+import { degrade, fail, type Getter, type TransformDefinition, Unmappable } from "./types.js";
 
 const dateOptions = (z: Zod) => ({
   input_format: z.string().min(1).optional(),

@@ -1,11 +1,10 @@
 // format: re-formats a date with strftime directives (`pattern: "%Y%m%d"`), or fills a string template
 // (`pattern: "Patient/{value}"`, `"{given} {family}"`) from the value and other fields of the record.
-import type { Getter } from "../crossmap/paths.js";
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { DATE_FORMS, type DateParts, parseDate } from "./dates.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { compileDateFormatter, compileDateParser, hasDirective } from "./strftime.js";
-import { fail, type TransformDefinition } from "./types.js";
+import { fail, type Getter, type TransformDefinition } from "./types.js";
 
 const config = lazySchema((z) =>
   z.object({ pattern: z.string().min(1), input_format: z.string().min(1).optional() }).strict(),

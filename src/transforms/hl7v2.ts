@@ -1,15 +1,20 @@
 // hl7v2_field: reads an HL7 v2 field (ER7 text with the standard ^ & ~ delimiters, a component array, or a
 // value the ER7 reader already split with the message's own delimiters) and renders it by its data type:
 // ST/NM/DT/TS/CX/XPN/XAD/XTN/CWE (CE, CNE), NM + units as a Quantity.
-import type { Getter } from "../crossmap/paths.js";
-import type { SourceRecord } from "../crossmap/types.js";
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { toFloat } from "./casts.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { compileDateConverter } from "./date-convert.js";
 import { describeValue } from "./describe.js";
 import { at, type Components, composite, nonEmpty, type Part } from "./hl7v2-composites.js";
 import { er7Split, isEr7Record } from "./hl7v2-value.js";
-import { degrade, fail, type TransformDefinition, Unmappable } from "./types.js";
+import {
+  degrade,
+  fail,
+  type Getter,
+  type SourceRecord,
+  type TransformDefinition,
+  Unmappable,
+} from "./types.js";
 import { isUcum } from "./ucum.js";
 
 const UCUM = "http://unitsofmeasure.org";

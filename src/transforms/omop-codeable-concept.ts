@@ -3,10 +3,8 @@
 // knows it), the standard code beside it when the vocabulary knows it, the source value as a coding in the
 // source concept's system (marked userSelected: it is what the source recorded) or as text when it is a phrase,
 // and the source concept id in an extension. omop_concept_of reads each of them back.
-import type { Getter } from "../crossmap/paths.js";
-import type { SourceRecord } from "../crossmap/types.js";
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { fhirSystemFor } from "../vocab/systems.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { describeValue, scalarKey } from "./describe.js";
 import {
   asCode,
@@ -17,7 +15,7 @@ import {
   conceptName,
   vocabularyCoding,
 } from "./omop-codes.js";
-import { degrade, fail, type TransformDefinition } from "./types.js";
+import { degrade, fail, type Getter, type SourceRecord, type TransformDefinition } from "./types.js";
 
 const config = lazySchema((z) =>
   z

@@ -4,9 +4,9 @@
 // vocabulary; any other element is resolved through the vocabulary, as OHDSI's conventions say. In a
 // project-scoped run, the project's reviewed decisions come before the vocabulary for *_concept_id, as for
 // vocabulary_reverse_lookup (decided.ts).
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import type { VocabularyBridge } from "../vocab/bridge.js";
 import { vocabularyForSystem } from "../vocab/systems.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { applyDecision, decidedConcept, type Found, type KnownConcept } from "./decided.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { conceptId, type Extension, extensionsOf, extensionValue, findExtension } from "./omop-codes.js";

@@ -2,13 +2,11 @@
 // its UCUM code from the unit concept (the vocabulary's concept_code; without a vocabulary the recorded unit,
 // when the ETL mapped it to a unit concept at all), and the unit concept and unit source concept ids in
 // extensions, so that omop_concept_of reads all three back.
-import type { Getter } from "../crossmap/paths.js";
-import type { SourceRecord } from "../crossmap/types.js";
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { toFloat } from "./casts.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { asCode, conceptCoding, conceptId, type Extension } from "./omop-codes.js";
-import { fail, type TransformDefinition } from "./types.js";
+import { fail, type Getter, type SourceRecord, type TransformDefinition } from "./types.js";
 
 const config = lazySchema((z) =>
   z

@@ -2,14 +2,13 @@
 // the ELEMENT of an archetype node (node id and name from the template), so one field entry writes one
 // element and nothing when the value is absent or cannot be converted (an ELEMENT without a value would need
 // a null_flavour).
-import type { SourceRecord } from "../crossmap/types.js";
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { toFloat } from "./casts.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { describeValue } from "./describe.js";
 import { dvCodedText, dvQuantity } from "./openehr.js";
 import { dvCodedTextFromCoding, dvDateTime, dvText } from "./openehr-values.js";
 import { select } from "./select.js";
-import { fail, type TransformDefinition, Unmappable } from "./types.js";
+import { fail, type SourceRecord, type TransformDefinition, Unmappable } from "./types.js";
 import { valueMap } from "./value-map.js";
 import { vocabularyLookup } from "./vocabulary.js";
 

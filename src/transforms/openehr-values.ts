@@ -2,7 +2,7 @@
 // coded input (a {system, code, display} coding or a {coding: [...], text} concept). Which code systems map
 // to which openEHR terminology ids is config, so no terminology name lives here.
 import type { z } from "zod";
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import {
   DATE_FORMS,
   type DateParts,

@@ -1,6 +1,6 @@
 // openEHR Reference Model data values in canonical JSON: dv_quantity, dv_coded_text.
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { toFloat } from "./casts.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { degrade, fail, type TransformDefinition } from "./types.js";
 

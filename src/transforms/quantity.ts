@@ -1,10 +1,9 @@
 // quantity: a number with its unit as one object ({value, unit, system, code}), written only when the number
 // is there, so a unit never appears without the value it qualifies. The unit's code system comes from config.
-import type { Getter } from "../crossmap/paths.js";
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { toFloat } from "./casts.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { describeValue, scalarKey } from "./describe.js";
-import { fail, type TransformDefinition } from "./types.js";
+import { fail, type Getter, type TransformDefinition } from "./types.js";
 
 const config = lazySchema((z) =>
   z

@@ -1,10 +1,9 @@
 // select: picks one element out of a list by matching fields (the extension with a given url, the coding
 // of a given system), reads a path inside it and optionally looks the result up in a mapping. It also runs
 // when the list is absent, so `default` can fill a target that must always be present.
-import type { Getter } from "../crossmap/paths.js";
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { describeValue, scalarKey } from "./describe.js";
-import { fail, type TransformDefinition } from "./types.js";
+import { fail, type Getter, type TransformDefinition } from "./types.js";
 
 const config = lazySchema((z) =>
   z

@@ -2,9 +2,9 @@
 // for targets whose keys are integers. The same function serves ids and references, so a reference and the
 // resource it points at always meet on the same integer.
 
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { createHash } from "../hash.js";
 import { normalizeInteger } from "./casts.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";
 

@@ -1,8 +1,10 @@
 // The transform contract: a factory validated and bound once at load time, returning the per-record closure.
 import type { z } from "zod";
-import type { SourceRecord } from "../crossmap/types.js";
 import type { VocabularyBridge } from "../vocab/bridge.js";
 import type { OverlaySlot } from "./overlay.js";
+
+/** A source record: field name to value. Integers beyond 2^53 arrive as `bigint`. */
+export type SourceRecord = Record<string, unknown>;
 
 /** What a transform may return instead of a value when the value cannot be converted. */
 export class Unmappable {

@@ -1,6 +1,6 @@
 // value_map: a static lookup. Keys match by string form (YAML `8507:` matches 8507 and "8507"); an explicit
 // null means "deliberately unmapped" (left out, no issue); no match and no default is an `unmapped_value` issue.
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { fail, type TransformDefinition } from "./types.js";
 

@@ -2,14 +2,20 @@
 // HL7 v2 -> OMOP mappings. The system comes from config (a FHIR URI, HL7 v2 name or vocabulary_id),
 // from another source field, or from the value itself when it is a FHIR Coding or CodeableConcept.
 // In a project-scoped run, the project's reviewed decisions come first (overlay.ts, decided.ts).
-import type { SourceRecord } from "../crossmap/types.js";
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import type { VocabularyBridge } from "../vocab/bridge.js";
 import { vocabularyForSystem } from "../vocab/systems.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { applyDecision, decidedConcept, type Found, type KnownConcept } from "./decided.js";
 import { describeValue, scalarKey } from "./describe.js";
 import type { OverlaySlot } from "./overlay.js";
-import { degrade, fail, type Getter, type TransformDefinition, Unmappable } from "./types.js";
+import {
+  degrade,
+  fail,
+  type Getter,
+  type SourceRecord,
+  type TransformDefinition,
+  Unmappable,
+} from "./types.js";
 
 const config = lazySchema((z) =>
   z

@@ -2,10 +2,10 @@
 // "Maps to"/"Mapped from" into target_vocabulary. Without a bridge the crossmap fails to load, unless it
 // names a fallback_system for the bare concept id. In a project-scoped run, a decision for the concept's
 // own code (its vocabulary_id, or that vocabulary's FHIR system, and concept_code) comes first.
-import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import type { Concept, VocabularyBridge } from "../vocab/bridge.js";
 import { fhirSystemFor } from "../vocab/systems.js";
 import { toInteger } from "./casts.js";
+import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { applyDecision, type Found } from "./decided.js";
 import { describeValue, scalarKey } from "./describe.js";
 import type { OverlaySlot } from "./overlay.js";
