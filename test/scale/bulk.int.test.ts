@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { headers } from "@nats-io/transport-node";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { decodeBatch, encodeResult, splitPayload } from "../../src/scale/codec.js";
 import { closeNats, connectNats } from "../../src/scale/jetstream.js";
 import { HEADER, resultSubject, WORK_STREAM, WORKERS_CONSUMER, workSubject } from "../../src/scale/names.js";
@@ -14,6 +14,7 @@ import { readRun } from "../../src/scale/run-record.js";
 import { runCli } from "../cli/run-cli.js";
 import {
   cleanUp,
+  describeWithNats,
   health,
   killAll,
   type NatsServer,
@@ -23,6 +24,8 @@ import {
   startWorker,
   until,
 } from "./nats-harness.js";
+
+const describeNats = describeWithNats(import.meta.url);
 
 const SAMPLE = "test/fixtures/synthea27nj";
 const SMALL = "test/fixtures/map/synthea27nj";
@@ -131,7 +134,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe("crossmap map --nats with three workers", () => {
+describeNats("crossmap map --nats with three workers", () => {
   it("writes per-entity files, --errors and stdout byte for byte as a local run does", async () => {
     const workers = await Promise.all(["w1", "w2", "w3"].map((n) => startWorker(server.url, n)));
     const out = join(dir, "three");
@@ -198,7 +201,7 @@ describe("crossmap map --nats with three workers", () => {
   }, 180_000);
 });
 
-describe("crossmap map --nats when a worker dies", () => {
+describeNats("crossmap map --nats when a worker dies", () => {
   it("loses and duplicates nothing when one worker is killed mid-run and another starts later", async () => {
     // A short ack wait, so that the killed worker's batches come back within the test.
     const ackWait = ["--ack-wait", "3"];
@@ -251,7 +254,7 @@ describe("crossmap map --nats when a worker dies", () => {
   }, 240_000);
 });
 
-describe("crossmap map --nats --resume", () => {
+describeNats("crossmap map --nats --resume", () => {
   it("goes on with a stopped run without mapping its finished batches again", async () => {
     // The shared consumer the test takes batches from is made by a worker.
     const setup = await startWorker(server.url, "setup");

@@ -3,7 +3,7 @@
 // its batch (so the batch is mapped and stored again by another) still gives each record exactly once.
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, headers } from "@nats-io/transport-node";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { loadPlan, resolvePlanSpec } from "../../src/pipeline/load-plan.js";
 import { createBatchMapper } from "../../src/pipeline/stage.js";
 import { decodeBatch, encodeResult, splitPayload } from "../../src/scale/codec.js";
@@ -11,6 +11,7 @@ import { HEADER, resultSubject, WORK_STREAM, WORKERS_CONSUMER, workSubject } fro
 import { runCli } from "../cli/run-cli.js";
 import {
   cleanUp,
+  describeWithNats,
   killAll,
   type NatsServer,
   startCli,
@@ -18,6 +19,8 @@ import {
   startWorker,
   until,
 } from "./nats-harness.js";
+
+const describeNats = describeWithNats(import.meta.url);
 
 const SAMPLE = "test/fixtures/synthea27nj";
 const OMOP_TO_FHIR = ["--from", "omop_cdm_v5.4", "--to", "fhir_r4"];
@@ -53,7 +56,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe("crossmap map --nats delivery", () => {
+describeNats("crossmap map --nats delivery", () => {
   it("keeps at most --in-flight batches out while no worker takes them, then finishes when one does", async () => {
     const coordinator = startCli(["map", ...OMOP_TO_FHIR, "--nats", server.url, "--in-flight", "2", SAMPLE]);
     const run = (await coordinator.waitFor(/NATS run (\S+) on/))[1]!;

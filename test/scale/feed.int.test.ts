@@ -6,9 +6,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { runCli } from "../cli/run-cli.js";
-import { health, killAll, type NatsServer, startCli, startNatsServer, until } from "./nats-harness.js";
+import {
+  describeWithNats,
+  health,
+  killAll,
+  type NatsServer,
+  startCli,
+  startNatsServer,
+  until,
+} from "./nats-harness.js";
+
+const describeNats = describeWithNats(import.meta.url);
 
 const SENDERS = ["FAC_A", "FAC_B", "FAC_C"];
 /** Message number -> what is wrong with it. */
@@ -69,7 +79,7 @@ async function readAll(url: string, subject: string, expected: number) {
   }
 }
 
-describe("crossmap stream: an HL7 v2 feed from three senders", () => {
+describeNats("crossmap stream: an HL7 v2 feed from three senders", () => {
   it("keeps each sender's order and sends the poisoned messages to the dead-letter subject", async () => {
     const all = Array.from({ length: 1000 }, (_, k) => message(k + 1));
     const file = join(dir, "feed.hl7");
@@ -153,7 +163,7 @@ describe("crossmap stream: an HL7 v2 feed from three senders", () => {
   }, 240_000);
 });
 
-describe("crossmap stream: an NDJSON record feed", () => {
+describeNats("crossmap stream: an NDJSON record feed", () => {
   it("maps records in order per partition key and dead-letters a record with an error", async () => {
     const records = Array.from({ length: 60 }, (_, k) => {
       const gender = k === 17 ? 1 : [8507, 8532][k % 2];
@@ -211,7 +221,7 @@ describe("crossmap stream: an NDJSON record feed", () => {
   }, 180_000);
 });
 
-describe("crossmap stream: two processes on one feed", () => {
+describeNats("crossmap stream: two processes on one feed", () => {
   it("keep each sender's order between them (the server hands out one message per sender at a time)", async () => {
     const all = Array.from({ length: 300 }, (_, k) => message(2000 + k));
     const file = join(dir, "shared.hl7");

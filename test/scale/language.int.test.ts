@@ -4,9 +4,18 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { runCli } from "../cli/run-cli.js";
-import { cleanUp, killAll, type NatsServer, startNatsServer, startWorker } from "./nats-harness.js";
+import {
+  cleanUp,
+  describeWithNats,
+  killAll,
+  type NatsServer,
+  startNatsServer,
+  startWorker,
+} from "./nats-harness.js";
+
+const describeNats = describeWithNats(import.meta.url);
 
 let server: NatsServer;
 let dir: string;
@@ -64,7 +73,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe("crossmap map --nats with the crossmap language", () => {
+describeNats("crossmap map --nats with the crossmap language", () => {
   it("writes several records per record, gathered records and their orphans as a local run does", async () => {
     const worker = await startWorker(server.url, "lang");
     // Visits come after the conditions gathered into them, in another file: the coordinator must hold the

@@ -1,26 +1,30 @@
 // Test harness: a real `nats-server -js` (Debian's nats-server package) on a random loopback port with a
 // temp store, and long-running CLI processes (workers, feeds) whose output can be awaited line by line.
-// A missing server fails the tests: they never skip (.ci/run installs the package).
+// Without a nats-server the files that use it are skipped (`describeWithNats`, test/support/tool-suite.ts)
+// and the run's closing lines say so; .ci/run installs the package and fails on such a skip.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { RESULT_STREAM, WORK_STREAM } from "../../src/scale/names.js";
+import { describeWithTool } from "../support/tool-suite.js";
+import { findTool } from "../support/tools.js";
 
 const bin = fileURLToPath(new URL("../../bin/crossmap.js", import.meta.url));
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
 function natsServerBinary(): string {
-  const candidates = [process.env.NATS_SERVER, "/usr/sbin/nats-server", "/usr/bin/nats-server"];
-  for (const c of candidates) if (c && existsSync(c)) return c;
-  for (const dir of (process.env.PATH ?? "").split(":")) {
-    if (dir && existsSync(join(dir, "nats-server"))) return join(dir, "nats-server");
-  }
-  throw new Error("nats-server not found: install it with `apt-get install -y nats-server` (.ci/run does)");
+  const found = findTool("nats-server");
+  // Only reached when describeWithNats did not skip the file.
+  if (found === undefined) throw new Error("nats-server is missing (apt-get install nats-server)");
+  return found;
 }
+
+/** `describe`, or `describe.skip` (one line, recorded for the closing lines) without a nats-server. */
+export const describeWithNats = (fileUrl: string) => describeWithTool("nats-server", fileUrl);
 
 export interface NatsServer {
   url: string;

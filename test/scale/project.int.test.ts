@@ -3,12 +3,21 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { openStores } from "../../src/store/env.js";
 import type { LmdbVocabularyBridge } from "../../src/vocab/lmdb-bridge.js";
 import { repoRoot, runCli } from "../cli/run-cli.js";
 import { buildLabVocabularies, LAB, OLD_RELEASE } from "../support/lab-vocabularies.js";
-import { cleanUp, killAll, type NatsServer, startNatsServer, startWorker } from "./nats-harness.js";
+import {
+  cleanUp,
+  describeWithNats,
+  killAll,
+  type NatsServer,
+  startNatsServer,
+  startWorker,
+} from "./nats-harness.js";
+
+const describeNats = describeWithNats(import.meta.url);
 
 const LOCAL = "http://hospital.example.org/CodeSystem/lab";
 const CODES = ["GLU", "K", "HB", "CHOL", "NA"];
@@ -69,7 +78,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe("crossmap map --project --nats", () => {
+describeNats("crossmap map --project --nats", () => {
   it("maps with the project's decisions on the workers and records the run in the project", async () => {
     const worker = await startWorker(server.url, "p1", ["--vocab", oldIndex]);
     const run = async (name: string, extra: string[]) => {

@@ -3,10 +3,11 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { runCli } from "../cli/run-cli.js";
 import {
   cleanUp,
+  describeWithNats,
   health,
   killAll,
   type NatsServer,
@@ -15,6 +16,8 @@ import {
   startWorker,
   until,
 } from "./nats-harness.js";
+
+const describeNats = describeWithNats(import.meta.url);
 
 const SMALL = "test/fixtures/map/synthea27nj";
 const OMOP_TO_FHIR = ["--from", "omop_cdm_v5.4", "--to", "fhir_r4"];
@@ -32,7 +35,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe("crossmap worker", () => {
+describeNats("crossmap worker", () => {
   it("on SIGTERM finishes the batch in hand, gives back the rest and exits 0; another worker completes the run", async () => {
     const local = await runCli(["map", "-q", ...OMOP_TO_FHIR, SMALL]);
     expect(local.code).toBe(0);
