@@ -22,7 +22,12 @@ export const withDataDir = (cmd: Command): Command =>
  * `serve` with the default directory): a mistyped --data-dir must not quietly start an empty database.
  * Returns whether it was created; callers say so on stderr.
  */
-export function prepareDataDir(dir: string, create: boolean): "existed" | "created" {
+export function prepareDataDir(
+  dir: string,
+  create: boolean,
+  /** The command has --init (a `map --project` has not: an empty database holds no project). */
+  hasInit = true,
+): "existed" | "created" {
   let isDir: boolean;
   try {
     isDir = statSync(dir).isDirectory();
@@ -38,7 +43,7 @@ export function prepareDataDir(dir: string, create: boolean): "existed" | "creat
       throw new AppError(
         400,
         "no_data_dir",
-        `data directory ${dir} does not exist; check --data-dir, or pass --init to create a new, empty one`,
+        `data directory ${dir} does not exist; check --data-dir${hasInit ? ", or pass --init to create a new, empty one" : ""}`,
       );
     }
     mkdirSync(dir, { recursive: true });

@@ -10,6 +10,7 @@ import { projectDecisions } from "../review/decisions.js";
 import { openStores } from "../store/env.js";
 import type { CrossMappingRun, DecisionSnapshot } from "../store/types.js";
 import type { UnreviewedMode } from "../transforms/overlay.js";
+import { prepareDataDir } from "./data-dir.js";
 
 export interface ProjectRun {
   dataDir: string;
@@ -26,6 +27,8 @@ export async function withProjectDecisions(
   projectId: string,
   unreviewed: UnreviewedMode,
 ): Promise<ProjectRun> {
+  // Opening LMDB creates a missing directory: refuse first, as `projects` and `keys` do without --init.
+  prepareDataDir(dataDir, false, false);
   const stores = openStores(dataDir);
   try {
     if (!stores.projects.get(projectId)) {

@@ -117,7 +117,9 @@ export function compileFieldEntry(
       // unless a run brings its project's decisions, which are looked up then.
       if (entry.vocabulary_optional && !c.vocabulary) {
         const slot = c.overlay;
-        const decided = slot ? resolved.definition.create(resolved.config, context) : undefined;
+        const decided = slot
+          ? resolved.definition.create(resolved.config, { ...context, vocabularyOptional: true })
+          : undefined;
         fn = slot && decided ? (v, r) => (slot.current ? decided(v, r) : undefined) : () => undefined;
       } else {
         fn = resolved.definition.create(resolved.config, context);

@@ -211,6 +211,9 @@ function standardLookup(
         );
       };
       const decision = overlay?.find(c.system, vocabularyId, code);
+      // A code the project decided nothing for gets what it gets without the project: without a
+      // vocabulary (or with `vocabulary: false`), nothing and no issue. Decisions change only their codes.
+      if (!decision && !vocab) continue;
       const found =
         overlay && decision
           ? applyDecision(

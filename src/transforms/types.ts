@@ -34,6 +34,12 @@ export interface TransformContext {
    * project-scoped. A transform that maps a source code to a concept asks `overlay.current` first.
    */
   overlay?: OverlaySlot;
+  /**
+   * The field is `vocabulary_optional` and the run has no vocabulary: without a project's decisions it
+   * yields nothing, so a code the decisions do not name yields nothing too (decisions change only the
+   * codes they decide), not an issue.
+   */
+  vocabularyOptional?: boolean;
   /** The field_map key being compiled, e.g. "person.gender_concept_id". */
   field: string;
   /** The source path of that key, e.g. "gender_concept_id". */

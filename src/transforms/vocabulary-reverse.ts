@@ -78,7 +78,7 @@ export const vocabularyReverseLookup: TransformDefinition<Config> = {
     const systemOf: Getter | undefined = cfg.system_field
       ? ctx.compileSourcePath(cfg.system_field)
       : undefined;
-    const resolve = resolver(vocab, standard, slot);
+    const resolve = resolver(vocab, standard, slot, ctx.vocabularyOptional === true);
     const render = renderer(cfg.output ?? "concept_id");
     return (value: unknown, record: SourceRecord) => {
       const candidates: Coded[] = cfg.system
@@ -96,6 +96,7 @@ export const vocabularyReverseLookup: TransformDefinition<Config> = {
       let firstFailure: Unmappable | undefined;
       for (const c of candidates) {
         const r = resolve(c);
+        if (r === undefined) continue;
         if (r instanceof Unmappable) {
           firstFailure ??= r;
           continue;
@@ -109,11 +110,17 @@ export const vocabularyReverseLookup: TransformDefinition<Config> = {
   },
 };
 
+/**
+ * Resolves one coding: a project's decision for the code when it has one, else what the run without the
+ * project gives (decisions change only the codes they decide); undefined: nothing, and no issue (a
+ * vocabulary_optional field without a vocabulary, for a code no decision names).
+ */
 function resolver(
   vocab: VocabularyBridge | undefined,
   standard: boolean,
   slot: OverlaySlot | undefined,
-): (c: Coded) => Found<KnownConcept> | Unmappable {
+  vocabularyOptional: boolean,
+): (c: Coded) => Found<KnownConcept> | Unmappable | undefined {
   return ({ system, code }) => {
     const codeKey = scalarKey(code);
     if (codeKey === undefined || codeKey === "")
@@ -142,7 +149,7 @@ function resolver(
     };
     const overlay = slot?.current;
     const decision = overlay?.find(system, vocabularyId, codeKey);
-    if (!overlay || !decision) return fromVocabulary();
+    if (!overlay || !decision) return !vocab && vocabularyOptional ? undefined : fromVocabulary();
     const what = `${vocabularyId ?? system} code ${JSON.stringify(codeKey)}`;
     return applyDecision(
       decision,

@@ -112,20 +112,62 @@ describe("vocabulary_reverse_lookup with decisions", () => {
     const entry = { default: 0, vocabulary_optional: true };
     const decided = transformer("vocabulary_reverse_lookup", {}, { overlay, entry });
     expect(decided({ system: LOCAL, code: "GLU" }).out).toBe(3004410);
-    const miss = decided({ system: "ICD10CM", code: "E10.9" });
-    expect([miss.out, miss.issues.map((i) => [i.code, i.severity, i.message])]).toEqual([
-      0,
-      [
-        [
-          "concept_not_found",
-          "warning",
-          `ICD10CM code "E10.9" is not among the project's decisions, and no vocabulary is configured`,
-        ],
-      ],
-    ]);
-    // Compiled without decisions: the old behaviour (the default, no lookup, no issue).
+    // A code the decisions do not name gets what it gets without the project: the default, no issue.
+    expect(decided({ system: "ICD10CM", code: "E10.9" })).toEqual({ out: 0, issues: [] });
     const idle = transformer("vocabulary_reverse_lookup", {}, { entry });
     expect(idle({ system: LOCAL, code: "GLU" })).toEqual({ out: 0, issues: [] });
+    expect(idle({ system: "ICD10CM", code: "E10.9" })).toEqual({ out: 0, issues: [] });
+  });
+
+  it("without a vocabulary and not vocabulary_optional, says a code is not among the decisions", () => {
+    const decided = transformer("vocabulary_reverse_lookup", {}, { overlay });
+    const miss = decided({ system: "ICD10CM", code: "E10.9" });
+    expect(miss.issues.map((i) => [i.code, i.severity, i.message])).toEqual([
+      [
+        "concept_not_found",
+        "error",
+        `ICD10CM code "E10.9" is not among the project's decisions, and no vocabulary is configured`,
+      ],
+    ]);
+  });
+});
+
+describe("omop_concept_of with decisions: only the codes decided change", () => {
+  const ORG_TYPE = "http://terminology.hl7.org/CodeSystem/organization-type";
+  const overlay = overlayOf([
+    item({
+      id: "emp",
+      source_code: "emp",
+      source_vocabulary_id: ORG_TYPE,
+      method: "override",
+      target_concept_id: 8717,
+    }),
+  ]);
+  const config = { part: "concept_id", concept_system: "https://fhir-terminology.ohdsi.org" };
+  const type = (code: string) => [{ coding: [{ system: ORG_TYPE, code }], text: code }];
+  const loinc = { coding: [{ system: "http://loinc.org", code: "2345-7" }] };
+
+  it("vocabulary: false (an Organization's type): a code no decision names gives nothing and no issue", () => {
+    const plain = transformer("omop_concept_of", { ...config, vocabulary: false }, { vocabulary });
+    const decided = transformer("omop_concept_of", { ...config, vocabulary: false }, { vocabulary, overlay });
+    expect(plain(type("prov"))).toEqual({ out: undefined, issues: [] });
+    expect(decided(type("prov"))).toEqual({ out: undefined, issues: [] });
+    expect(decided(type("emp"))).toEqual({ out: 8717, issues: [] });
+  });
+
+  it("without a vocabulary: a code no decision names gives nothing and no issue, as without the project", () => {
+    const plain = transformer("omop_concept_of", config);
+    const decided = transformer("omop_concept_of", config, { overlay });
+    expect(plain(loinc)).toEqual({ out: undefined, issues: [] });
+    expect(decided(loinc)).toEqual({ out: undefined, issues: [] });
+    expect(decided(type("emp"))).toEqual({ out: 8717, issues: [] });
+  });
+
+  it("with a vocabulary: a code no decision names gets the vocabulary's concept", () => {
+    const plain = transformer("omop_concept_of", config, { vocabulary });
+    const decided = transformer("omop_concept_of", config, { vocabulary, overlay });
+    expect(decided(loinc)).toEqual(plain(loinc));
+    expect(decided(loinc).out).toBe(3004501);
   });
 });
 
