@@ -3,6 +3,7 @@
 // that no part of it holds the server's event loop.
 import { mapBatch } from "../crossmap/batch.js";
 import { CrossmapProvider, type ProvidedCrossmap } from "../crossmap/provider.js";
+import { canonicalStandard, standardIds } from "../crossmap/standard-names.js";
 import type { SourceRecord } from "../crossmap/types.js";
 import { AppError, type Problem } from "../errors.js";
 import { parseJson, stringifyJson } from "../pipeline/json.js";
@@ -188,6 +189,19 @@ export function mapRequest(req: CrossMapRequest, provided: ProvidedCrossmap) {
   };
 }
 
+/**
+ * The request with its standards by id: `fhir`, `omop`, ... (any unambiguous start of a built-in
+ * crossmap's standard, any case) as the command line takes them; anything else unchanged.
+ */
+export function withStandardIds(req: CrossMapRequest, crossmaps: CrossmapProvider): CrossMapRequest {
+  const known = standardIds(crossmaps.list());
+  return {
+    ...req,
+    source_standard: canonicalStandard(req.source_standard, known),
+    target_standard: canonicalStandard(req.target_standard, known),
+  };
+}
+
 /** The request body as the schema wants it, or the 422 the server answers for it. */
 export function parseCrossMapRequest(text: string | undefined, project = false): CrossMapRequest {
   let value: unknown;
@@ -221,7 +235,7 @@ export function createJobRunner(
     const decisions = job.decisions && holdDecisions(decisionSets, job.decisions);
     let started = false;
     try {
-      const req = parseCrossMapRequest(job.text, job.project !== "none");
+      const req = withStandardIds(parseCrossMapRequest(job.text, job.project !== "none"), crossmaps);
       if (job.project === "missing") return send({ id, kind: "valid" });
       const provided = resolveCrossmap(req, crossmaps, config.maxRecords);
       const run: RunInfo = {

@@ -266,8 +266,10 @@ export const health = z.object({ status: z.literal("ok") });
 export const MAX_CROSSMAP_TEXT = 1_000_000;
 
 export const crossMapBody = z.object({
-  source_standard: name.meta({ description: "e.g. omop_cdm_v5.4" }),
-  target_standard: name.meta({ description: "e.g. fhir_r4" }),
+  source_standard: name.meta({
+    description: "e.g. omop_cdm_v5.4, or a short name: omop, fhir, hl7v2, openehr",
+  }),
+  target_standard: name.meta({ description: "e.g. fhir_r4, or a short name: omop, fhir, hl7v2, openehr" }),
   source_entity: name.meta({ description: "A source entity of the crossmap's entity_map, e.g. person" }),
   records: z
     .array(z.record(z.string(), z.unknown()))

@@ -98,6 +98,18 @@ describe("POST /api/v1/cross-mapping/map", () => {
       ],
     });
   });
+  it("takes the command line's short names for the standards (fhir, omop), and answers with the ids", async () => {
+    const r = await h.request("POST", "/api/v1/cross-mapping/map", {
+      body: { ...spec, source_standard: "omop", target_standard: "FHIR" },
+    });
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ source_standard: "omop_cdm_v5.4", target_standard: "fhir_r4", total: 1 });
+    const ambiguous = await h.request("POST", "/api/v1/cross-mapping/map", {
+      body: { ...spec, source_standard: "o" },
+    });
+    expect(ambiguous.status).toBe(404);
+    expect((ambiguous.json as { detail: string }).detail).toMatch(/^No crossmap from o to fhir_r4\./);
+  });
   it("404 naming both standards for an unknown pair", async () => {
     const r = await h.request("POST", "/api/v1/cross-mapping/map", {
       body: { ...spec, target_standard: "cda_r2" },
@@ -223,6 +235,19 @@ describe("project runs", () => {
       source_standard: "s",
       target_entity: "T",
       crossmap_file: null,
+    });
+  });
+  it("records a run asked for with short names under the standards' ids", async () => {
+    const writer = await h.key("write");
+    const path = `/api/v1/cross-mapping/projects/${h.projectId}/map`;
+    const body = { ...spec, source_standard: "omop", target_standard: "fhir" };
+    const r = await h.request("POST", path, { body, key: writer });
+    expect(r.status).toBe(200);
+    const hist = await h.request("GET", `/api/v1/cross-mapping/projects/${h.projectId}?limit=1`);
+    expect((hist.json as { runs: Record<string, unknown>[] }).runs[0]).toMatchObject({
+      id: (r.json as { run_id: string }).run_id,
+      source_standard: "omop_cdm_v5.4",
+      target_standard: "fhir_r4",
     });
   });
   it("needs write access to record and read access for history; 404 for an unknown project", async () => {
