@@ -9,7 +9,14 @@ import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { applyDecision, type Found } from "./decided.js";
 import { describeValue, scalarKey } from "./describe.js";
 import type { OverlaySlot } from "./overlay.js";
-import { degrade, fail, type TransformDefinition, Unmappable } from "./types.js";
+import {
+  degrade,
+  fail,
+  type TransformContext,
+  type TransformDefinition,
+  type TransformFn,
+  Unmappable,
+} from "./types.js";
 
 const config = lazySchema((z) =>
   z
@@ -43,8 +50,17 @@ const config = lazySchema((z) =>
        * terminology is known, and a concept id is no code of any terminology openEHR names.
        */
       fallback_dv_text: z.boolean().optional(),
+      /**
+       * Concept ids that are present but name no concept (OMOP's 0, "No matching concept"): with or
+       * without a vocabulary, dv_coded_text output becomes a DV_TEXT of `fallback_text_field` (the code
+       * the source had), or a missing_value issue naming both fields when that is absent too.
+       */
+      no_concept: z.array(z.number().int()).min(1).optional(),
     })
-    .strict(),
+    .strict()
+    .refine((c) => !c.no_concept || (c.output === "dv_coded_text" && c.fallback_text_field !== undefined), {
+      message: "no_concept needs output: dv_coded_text and fallback_text_field",
+    }),
 );
 type Config = ConfigOf<typeof config>;
 
@@ -55,57 +71,74 @@ export const vocabularyLookup: TransformDefinition<Config> = {
   description:
     "A concept id rendered through the vocabulary bridge (optionally mapped into target_vocabulary).",
   create: (cfg, ctx) => {
-    const output = cfg.output ?? "codeable_concept";
-    const vocab = ctx.vocabulary;
-    if (!vocab) {
-      if (cfg.fallback_system && output === "codeable_concept") {
-        const system = cfg.fallback_system;
-        return (v) => {
-          const id = toInteger(v);
-          return id === undefined
-            ? fail("invalid_value", `${describeValue(v)} is not a concept id`)
-            : { coding: [{ system, code: String(id) }] };
-        };
-      }
-      if (cfg.fallback_dv_text && output === "dv_coded_text") {
-        if (!cfg.fallback_text_field) throw new Error("fallback_dv_text needs fallback_text_field");
-        const textOf = ctx.compileSourcePath(cfg.fallback_text_field);
-        const field = cfg.fallback_text_field;
-        return (v, record) => {
-          const text = scalarKey(textOf(record));
-          return text
-            ? { _type: "DV_TEXT", value: text }
-            : fail(
-                "missing_value",
-                `no vocabulary to render concept ${describeValue(v)}, and ${field} is absent`,
-              );
-        };
-      }
-      if (cfg.fallback_terminology && output === "dv_coded_text") {
-        const terminology = cfg.fallback_terminology;
-        const textOf = cfg.fallback_text_field ? ctx.compileSourcePath(cfg.fallback_text_field) : undefined;
-        return (v, record) => {
-          const id = toInteger(v);
-          if (id === undefined) return fail("invalid_value", `${describeValue(v)} is not a concept id`);
-          const text = textOf ? scalarKey(textOf(record)) : undefined;
-          return {
-            _type: "DV_CODED_TEXT",
-            value: text || String(id),
-            defining_code: {
-              _type: "CODE_PHRASE",
-              terminology_id: { _type: "TERMINOLOGY_ID", value: terminology },
-              code_string: String(id),
-            },
-          };
-        };
-      }
-      throw new Error(
-        "no vocabulary bridge configured: pass --vocab DIR (or give fallback_system for codeable_concept output, fallback_terminology or fallback_dv_text for dv_coded_text)",
-      );
-    }
-    return lookup(vocab, cfg, output, ctx.overlay);
+    const lookup = createLookup(cfg, ctx);
+    if (!cfg.no_concept || !cfg.fallback_text_field) return lookup;
+    const none = new Set(cfg.no_concept);
+    const field = cfg.fallback_text_field;
+    const textOf = ctx.compileSourcePath(field);
+    return (v, record) => {
+      const id = toInteger(v);
+      if (id === undefined || !none.has(Number(id))) return lookup(v, record);
+      const text = scalarKey(textOf(record));
+      return text
+        ? { _type: "DV_TEXT", value: text }
+        : fail("missing_value", `concept ${id} names no concept, and ${field} is absent`);
+    };
   },
 };
+
+/** The lookup itself: through the vocabulary, else one of the fallbacks the config names. */
+function createLookup(cfg: Config, ctx: TransformContext): TransformFn {
+  const output = cfg.output ?? "codeable_concept";
+  const vocab = ctx.vocabulary;
+  if (!vocab) {
+    if (cfg.fallback_system && output === "codeable_concept") {
+      const system = cfg.fallback_system;
+      return (v) => {
+        const id = toInteger(v);
+        return id === undefined
+          ? fail("invalid_value", `${describeValue(v)} is not a concept id`)
+          : { coding: [{ system, code: String(id) }] };
+      };
+    }
+    if (cfg.fallback_dv_text && output === "dv_coded_text") {
+      if (!cfg.fallback_text_field) throw new Error("fallback_dv_text needs fallback_text_field");
+      const textOf = ctx.compileSourcePath(cfg.fallback_text_field);
+      const field = cfg.fallback_text_field;
+      return (v, record) => {
+        const text = scalarKey(textOf(record));
+        return text
+          ? { _type: "DV_TEXT", value: text }
+          : fail(
+              "missing_value",
+              `no vocabulary to render concept ${describeValue(v)}, and ${field} is absent`,
+            );
+      };
+    }
+    if (cfg.fallback_terminology && output === "dv_coded_text") {
+      const terminology = cfg.fallback_terminology;
+      const textOf = cfg.fallback_text_field ? ctx.compileSourcePath(cfg.fallback_text_field) : undefined;
+      return (v, record) => {
+        const id = toInteger(v);
+        if (id === undefined) return fail("invalid_value", `${describeValue(v)} is not a concept id`);
+        const text = textOf ? scalarKey(textOf(record)) : undefined;
+        return {
+          _type: "DV_CODED_TEXT",
+          value: text || String(id),
+          defining_code: {
+            _type: "CODE_PHRASE",
+            terminology_id: { _type: "TERMINOLOGY_ID", value: terminology },
+            code_string: String(id),
+          },
+        };
+      };
+    }
+    throw new Error(
+      "no vocabulary bridge configured: pass --vocab DIR (or give fallback_system for codeable_concept output, fallback_terminology or fallback_dv_text for dv_coded_text)",
+    );
+  }
+  return lookup(vocab, cfg, output, ctx.overlay);
+}
 
 function lookup(
   vocab: VocabularyBridge,

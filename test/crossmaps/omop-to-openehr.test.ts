@@ -11,6 +11,7 @@ import { BUILTIN_DIR } from "../../src/crossmap/catalog.js";
 import { loadCrossmapFile } from "../../src/crossmap/load.js";
 import { builtinTemplates, OpenehrValidator } from "../../src/openehr/check/validator.js";
 import { buildVocabulary } from "../../src/vocab/build.js";
+import { openVocabulary } from "../../src/vocab/lmdb-bridge.js";
 import { OMOP_SAMPLE_DIR, omopRows } from "../support/omop.js";
 import {
   compositions,
@@ -201,6 +202,38 @@ describe("OMOP CDM v5.4 -> openEHR 1.0.4 on the Synthea27Nj sample folder", () =
     expect(issues).toEqual([]);
     const entry = outputs[0]?.value as Json;
     expect(entry.data.items[0].value).toEqual({ _type: "DV_TEXT", value: "65363002" });
+  });
+
+  it("writes a row whose concept id is 0 (no matching concept) with its source value, with or without a vocabulary", async () => {
+    const bridge = openVocabulary(vocab);
+    try {
+      for (const options of [{}, { vocabulary: bridge }]) {
+        const cm = await loadCrossmapFile(join(BUILTIN_DIR, "omop_cdm_v5.4-to-openehr_1.0.4.yaml"), options);
+        const mapper = cm.mapper("drug_exposure");
+        if (!mapper.mapAll) throw new Error("drug_exposure has several outputs");
+        const row = { ...omopRows("drug_exposure")[0], drug_concept_id: "0", drug_source_value: "LOCAL-42" };
+        const mapped = mapper.mapAll(row, 2);
+        expect(mapped.issues).toEqual([]);
+        const order = mapped.outputs.find((o) => o.output === "drug_exposure.medication_order")?.value as Json;
+        expect(order.activities[0].description.items[0]).toEqual({
+          _type: "ELEMENT",
+          archetype_node_id: "at0070",
+          name: { _type: "DV_TEXT", value: "Medication item" },
+          value: { _type: "DV_TEXT", value: "LOCAL-42" },
+        });
+        const bare = mapper.mapAll({ ...row, drug_source_value: "" }, 3);
+        expect(bare.issues.map((i) => [i.field, i.code, i.severity, i.message])).toEqual([
+          [
+            "drug_exposure.drug_concept_id",
+            "missing_value",
+            "error",
+            "concept 0 names no concept, and drug_source_value is absent",
+          ],
+        ]);
+      }
+    } finally {
+      await bridge.close();
+    }
   });
 
   it("takes language, territory and composer from --param, and reports a row whose visit is not in the run", async () => {
