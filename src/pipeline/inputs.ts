@@ -96,17 +96,27 @@ function inputFor(
   return { file, format, entity, size };
 }
 
-/** A folder maps as the tables it holds: every file whose name is an entity of the crossmap. */
+/** The files of a folder of FHIR Bundles, whatever their names: a Bundle's entries name their entity. */
+const JSON_EXTENSIONS = new Set([".json", ".ndjson", ".jsonl"]);
+
+/**
+ * A folder maps as the tables it holds: every file whose name is an entity of the crossmap; with
+ * `--format fhir-bundle`, every JSON file in it (its entries name their resourceType).
+ */
 async function expandDirectory(dir: string, options: ResolveInputsOptions): Promise<InputPlan[]> {
   const names = (await readdir(dir)).sort();
   const out: InputPlan[] = [];
   const skipped: string[] = [];
+  const bundles = options.format === "fhir-bundle";
   for (const name of names) {
     const path = join(dir, name);
-    const format = options.format ?? FORMAT_BY_EXTENSION[extname(name).toLowerCase()];
+    const ext = extname(name).toLowerCase();
+    let format: InputFormat | undefined;
+    if (bundles) format = JSON_EXTENSIONS.has(ext) ? "fhir-bundle" : undefined;
+    else format = options.format ?? FORMAT_BY_EXTENSION[ext];
     if (format === undefined) continue;
     const entity = options.entity ?? options.plan.entityForFileName(name);
-    if (entity === undefined) {
+    if (entity === undefined && !bundles) {
       skipped.push(name);
       options.skipped?.({
         file: path,
@@ -128,7 +138,9 @@ async function expandDirectory(dir: string, options: ResolveInputsOptions): Prom
     throw new AppError(
       400,
       "input_error",
-      `${dir} holds no file named after an entity of the crossmap (${options.plan.entities.join(", ")})`,
+      bundles
+        ? `${dir} holds no JSON file (${[...JSON_EXTENSIONS].join(", ")}) of FHIR Bundles`
+        : `${dir} holds no file named after an entity of the crossmap (${options.plan.entities.join(", ")})`,
     );
   }
   return out;

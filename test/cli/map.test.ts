@@ -222,6 +222,28 @@ describe("crossmap map: numbers, Bundles, --via, configuration errors", () => {
     );
   });
 
+  it("maps a folder of Bundles with --format fhir-bundle: every JSON file in it, whatever its name", async () => {
+    const dir = tmp();
+    const bundle = readFileSync(`${fixtures}/two-patients.bundle.json`, "utf8");
+    writeFileSync(join(dir, "Alberto_Atencio.json"), bundle);
+    writeFileSync(join(dir, "README.md"), "not a Bundle\n");
+    const r = await runCli(["map", "--crossmap", fhirToOmop, "--format", "fhir-bundle", dir]);
+    expect([r.code, r.stdout]).toEqual([
+      0,
+      '{"person_id":"fc712d1f","gender_concept_id":8507,"birth_datetime":"1961-03-14"}\n{"person_id":"6d2eba67","gender_concept_id":8532,"birth_datetime":"1990-12-01"}\n',
+    ]);
+    expect(untimed(r.stderr).split("\n").at(-2)).toBe(
+      "crossmap map: 2 in, 2 out, 0 failed, 0 with errors, 2 warnings; issues: unmapped_resource 2; skipped: Encounter 1, Condition 1; T s, R records/s",
+    );
+    const empty = tmp();
+    writeFileSync(join(empty, "README.md"), "not a Bundle\n");
+    const none = await runCli(["map", "--crossmap", fhirToOmop, "--format", "fhir-bundle", empty]);
+    expect([none.code, none.stderr]).toEqual([
+      2,
+      `crossmap: ${empty} holds no JSON file (.json, .ndjson, .jsonl) of FHIR Bundles\n`,
+    ]);
+  });
+
   it("chains two crossmaps with --via in one pass", async () => {
     const r = await runCli(
       ["map", "-q", "--from", "omop_cdm_v5.4", "--via", "fhir_r4", "--to", "omop_cdm_v5.4"].concat([

@@ -214,7 +214,8 @@ describe("OMOP CDM v5.4 -> openEHR 1.0.4 on the Synthea27Nj sample folder", () =
         const row = { ...omopRows("drug_exposure")[0], drug_concept_id: "0", drug_source_value: "LOCAL-42" };
         const mapped = mapper.mapAll(row, 2);
         expect(mapped.issues).toEqual([]);
-        const order = mapped.outputs.find((o) => o.output === "drug_exposure.medication_order")?.value as Json;
+        const order = mapped.outputs.find((o) => o.output === "drug_exposure.medication_order")
+          ?.value as Json;
         expect(order.activities[0].description.items[0]).toEqual({
           _type: "ELEMENT",
           archetype_node_id: "at0070",
