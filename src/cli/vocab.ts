@@ -40,6 +40,16 @@ export function registerVocab(program: Command): void {
         );
       }
       const { info } = report;
+      // Outside --vocabularies, a relationship to a concept left out is what was asked for.
+      const missing = report.missingConcepts;
+      if (missing && !o.vocabularies) {
+        const { c1, relationship, c2 } = missing.example;
+        process.stderr.write(
+          `crossmap: warning: ${missing.count} of the ${missing.rows} relationships of ${missing.file} were left ` +
+            `out because a concept they name is not in CONCEPT.csv (e.g. ${c1} "${relationship}" ${c2}): ` +
+            `mapping cannot follow them\n`,
+        );
+      }
       writeJson({
         index: report.outDir,
         release: info.release ?? null,

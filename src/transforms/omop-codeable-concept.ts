@@ -16,6 +16,7 @@ import {
   vocabularyCoding,
 } from "./omop-codes.js";
 import { degrade, fail, type Getter, type SourceRecord, type TransformDefinition } from "./types.js";
+import { noSystem } from "./vocabulary.js";
 
 const config = lazySchema((z) =>
   z
@@ -69,8 +70,10 @@ export const omopCodeableConcept: TransformDefinition<ConfigOf<typeof config>> =
       let warning: string | undefined;
       const rawSource = sourceConcept?.(record);
       let sourceId = absent(rawSource) ? 0 : conceptId(rawSource);
+      let warningCode: string | undefined;
       if (sourceId === undefined) {
         warning = `source concept ${describeValue(rawSource)} is not a concept id; left out`;
+        warningCode = "invalid_value";
         sourceId = 0;
       }
       const sv = sourceValue ? scalarKey(sourceValue(record)) : undefined;
@@ -80,6 +83,15 @@ export const omopCodeableConcept: TransformDefinition<ConfigOf<typeof config>> =
         else {
           const source = sourceId !== 0 ? vocab?.getConcept(sourceId) : undefined;
           const sourceSystem = source ? fhirSystemFor(source.vocabulary_id) : undefined;
+          // With a vocabulary, a source concept it lacks, or one of a vocabulary without a FHIR system,
+          // leaves the source code without a system: say so. (No source concept, or no vocabulary at
+          // all, is the documented form of a code whose system is unknown: no issue.)
+          if (vocab && sourceId !== 0 && sourceSystem === undefined) {
+            warning ??= source
+              ? `source ${noSystem(source)}`
+              : `source concept ${sourceId} is not in the vocabulary: source value ${JSON.stringify(code)} is written without a system`;
+            warningCode ??= "unmapped_value";
+          }
           const same = codings.find(
             (c) => c.system === sourceSystem && c.code === code && c.system !== system,
           );
@@ -103,7 +115,7 @@ export const omopCodeableConcept: TransformDefinition<ConfigOf<typeof config>> =
       if (text !== undefined) cc.text = text;
       if (cc.coding === undefined && cc.text === undefined && cc.extension === undefined) return undefined;
       const out = cfg.extension_url ? { url: cfg.extension_url, valueCodeableConcept: cc } : cc;
-      return warning ? degrade(out, "invalid_value", warning) : out;
+      return warning ? degrade(out, warningCode ?? "invalid_value", warning) : out;
     };
   },
 };

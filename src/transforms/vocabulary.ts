@@ -212,11 +212,15 @@ function renderer(
         return concept.concept_class_id;
       case "standard_concept":
         return concept.standard_concept ?? undefined;
-      case "codeable_concept":
-        return (
-          vocab.toCodeableConcept(concept.concept_id) ??
-          fail("concept_not_found", `concept ${concept.concept_id} cannot be rendered`)
-        );
+      case "codeable_concept": {
+        const cc = vocab.toCodeableConcept(concept.concept_id);
+        if (!cc) return fail("concept_not_found", `concept ${concept.concept_id} cannot be rendered`);
+        // A local vocabulary (or one systems.ts does not know) has no FHIR system: the code is still
+        // worth writing, but never without a word.
+        return fhirSystemFor(concept.vocabulary_id) === undefined
+          ? degrade(cc, "unmapped_value", noSystem(concept))
+          : cc;
+      }
       case "dv_coded_text":
         return (
           vocab.toDvCodedText(concept.concept_id) ??
@@ -225,3 +229,7 @@ function renderer(
     }
   };
 }
+
+/** The warning for a concept whose code is written without a FHIR system. */
+export const noSystem = (c: Concept): string =>
+  `concept ${c.concept_id} is in vocabulary ${JSON.stringify(c.vocabulary_id)}, which has no known FHIR system: its code ${JSON.stringify(c.concept_code)} is written without one`;

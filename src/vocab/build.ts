@@ -74,6 +74,18 @@ export interface BuildReport {
   /** Malformed rows, in file order, at most maxProblems of them. */
   problems: Problem[];
   malformedRows: number;
+  /**
+   * Relationships left out because a concept they name is not in the index, with one of them, when
+   * any were: a CONCEPT.csv holding only part of the concepts (e.g. only a site's local ones) keeps
+   * mapping from following them, which the caller must hear about.
+   */
+  missingConcepts?: {
+    count: number;
+    /** The relationship file and its rows. */
+    file: string;
+    rows: number;
+    example: { c1: number; relationship: string; c2: number };
+  };
 }
 
 /** Finds `name` in `dir` whatever its case (Athena zips use upper case; some exports use lower case). */
@@ -127,6 +139,7 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
   const runsDir = join(building, "runs");
   mkdirSync(runsDir, { recursive: true });
   let info: IndexInfo;
+  let missingConcepts: BuildReport["missingConcepts"];
   const relProblems: Problem[] = [];
   let relPass: { result: Promise<RelationshipPassResult>; stop: () => Promise<number> } | undefined;
   const progress = (phase: BuildProgress["phase"], file: string) =>
@@ -256,6 +269,8 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
     let relationshipIds: string[] = [];
     let relationshipCount = 0;
     const relationWriter = new SlabWriter("relations", putSlab(AREA.relations), options.slabBytes);
+    let missing = 0;
+    let example: { c1: number; relationship: string; c2: number } | undefined;
     if (relPass) {
       const rel = await relPass.result;
       phase("relationships parsed");
@@ -274,17 +289,23 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
           while (ids[row] !== c1) row++; // c1 is a kept id, and both ascend
           relationRefs[row] = relationWriter.addWords(list);
         },
-        (c1, _rel, c2) => {
+        (c1, rel, c2) => {
           const target = keptIds.indexOf(c2);
           if (target >= 0 && keptIds.has(c1)) {
             relationshipCount++;
             return conceptRefs[target]!;
           }
           relCounts.skipped++;
+          missing++;
+          example ??= { c1, relationship: relationshipIds[rel] ?? String(rel), c2 };
           return -1;
         },
       );
       relCounts.loaded = relationshipCount;
+      relCounts.missing_concept = missing;
+      if (example && relationshipFile) {
+        missingConcepts = { count: missing, file: basename(relationshipFile), rows: rel.rows, example };
+      }
       phase("relationships written");
     }
     slabCounts.relations = relationWriter.finish();
@@ -353,5 +374,11 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
   rmSync(runsDir, { recursive: true, force: true });
   rmSync(join(building, "runs-relations"), { recursive: true, force: true });
   publish(building, outDir);
-  return { outDir, info, problems: [...problems, ...relProblems].slice(0, maxProblems), malformedRows };
+  return {
+    outDir,
+    info,
+    problems: [...problems, ...relProblems].slice(0, maxProblems),
+    malformedRows,
+    ...(missingConcepts ? { missingConcepts } : {}),
+  };
 }

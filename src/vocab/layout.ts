@@ -150,6 +150,11 @@ export interface FileCounts {
   /** Rows left out on purpose (not an error): invalid relationships, filtered vocabularies, dangling ids. */
   skipped: number;
   duplicates: number;
+  /**
+   * CONCEPT_RELATIONSHIP.csv: rows (among `skipped`) left out because concept_id_1 or concept_id_2 is not
+   * in the index: not in CONCEPT.csv, or outside `--vocabularies`. Absent in indexes built before.
+   */
+  missing_concept?: number;
 }
 
 // Concept values are the nine non-key fields joined by U+001F (unit separator): decoding is one UTF-8 slice

@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONCEPTS, tempDir, writeAthena } from "../vocab/fixtures.js";
+import { CONCEPTS, RELATIONSHIPS, tempDir, writeAthena } from "../vocab/fixtures.js";
 
 const BIN = resolve("bin/crossmap.js");
 const tmp = tempDir("crossmap-cli-vocab-");
@@ -51,6 +51,62 @@ describe("crossmap vocab build", () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ concepts: CONCEPTS.length, malformed_rows: 1 });
     const look = crossmap("vocab", "lookup", "2000000001", "--vocab", out);
     expect(JSON.parse(look.stdout).concept_code).toBe("DM-2");
+  });
+
+  it("warns when relationships name concepts CONCEPT.csv lacks (an export of local concepts only), and mapping with that index reports codes it writes without a system", () => {
+    const src = join(tmp.path, "local-src");
+    mkdirSync(src);
+    const local = CONCEPTS.filter((c) => c[3] === "Local");
+    writeAthena(src, local, [
+      ...RELATIONSHIPS,
+      ["2000000002", "2000000001", "Maps to", "20200101", "20991231", ""],
+    ]);
+    const out = join(tmp.path, "local-index");
+    const r = crossmap("vocab", "build", src, "--out", out);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(
+      'crossmap: warning: 6 of the 8 relationships of CONCEPT_RELATIONSHIP.csv were left out because a concept they name is not in CONCEPT.csv (e.g. 201826 "Mapped from" 1567956): mapping cannot follow them\n',
+    );
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      concepts: 2,
+      relationships: 1,
+      files: { "CONCEPT_RELATIONSHIP.csv": { rows: 8, loaded: 1, skipped: 7, missing_concept: 6 } },
+    });
+
+    const row = {
+      condition_occurrence_id: 1,
+      person_id: 1,
+      condition_concept_id: 0,
+      condition_source_concept_id: 2000000001,
+      condition_source_value: "DM-2",
+      condition_start_date: "2020-02-14",
+      condition_type_concept_id: 32817,
+    };
+    const input = `${JSON.stringify(row)}\n`;
+    const map = spawnSync(
+      process.execPath,
+      [
+        BIN,
+        "map",
+        "-q",
+        "--from",
+        "omop",
+        "--to",
+        "fhir",
+        "--entity",
+        "condition_occurrence",
+        "--vocab",
+        out,
+      ],
+      { encoding: "utf8", input },
+    );
+    expect(map.status).toBe(0);
+    expect(JSON.parse(map.stdout).code.coding).toEqual([
+      { code: "DM-2", display: "Site-specific diabetes code", userSelected: true },
+    ]);
+    expect(map.stderr).toBe(
+      '-:1: warning unmapped_value at condition_occurrence.condition_concept_id -> Condition.code: source concept 2000000001 is in vocabulary "Local", which has no known FHIR system: its code "DM-2" is written without one\n',
+    );
   });
 
   it("exits 2 with a message when the source has no CONCEPT.csv", () => {

@@ -1,11 +1,12 @@
 // vocabulary_lookup and vocabulary_reverse_lookup over a real LMDB index built from the shipped sample
 // vocabulary (vocab/), through the real crossmap loader and compiler.
+import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildVocabulary } from "../../src/vocab/build.js";
 import { type LmdbVocabularyBridge, openVocabulary } from "../../src/vocab/lmdb-bridge.js";
 import { codes, loadError, transformer } from "../helpers.js";
-import { tempDir } from "../vocab/fixtures.js";
+import { tempDir, writeAthena } from "../vocab/fixtures.js";
 
 const tmp = tempDir("crossmap-transform-vocab-");
 let vocabulary: LmdbVocabularyBridge;
@@ -148,5 +149,32 @@ describe("vocabulary_reverse_lookup over the sample index", () => {
     expect(failure({ system: "SNOMED", system_field: "s" })).toContain(
       "give system or system_field, not both",
     );
+  });
+});
+
+describe("vocabulary_lookup of a concept whose vocabulary has no FHIR system", () => {
+  it("writes its code without a system, with an unmapped_value warning saying so", async () => {
+    const src = join(tmp.path, "local-src");
+    mkdirSync(src);
+    writeAthena(src);
+    await buildVocabulary({ sourceDir: src, outDir: join(tmp.path, "local-index") });
+    const local = openVocabulary(join(tmp.path, "local-index"));
+    try {
+      const t = transformer("vocabulary_lookup", { output: "codeable_concept" }, { vocabulary: local });
+      const r = t(2000000001);
+      expect(r.out).toEqual({
+        coding: [{ code: "DM-2", display: "Site-specific diabetes code" }],
+        text: "Site-specific diabetes code",
+      });
+      expect(r.issues.map((i) => [i.code, i.severity, i.message])).toEqual([
+        [
+          "unmapped_value",
+          "warning",
+          'concept 2000000001 is in vocabulary "Local", which has no known FHIR system: its code "DM-2" is written without one',
+        ],
+      ]);
+    } finally {
+      await local.close();
+    }
   });
 });
