@@ -32,6 +32,12 @@ export function uiMiddleware(dir: string = DEFAULT_UI_DIR): Middleware {
     return cache.get(name)!;
   };
   return async (ctx, next) => {
+    // Browsers ask for it on every page of the server: the page has no icon, which 204 says without a 404
+    // in the browser's console and the server's log.
+    if (ctx.path === "/favicon.ico" && (ctx.method === "GET" || ctx.method === "HEAD")) {
+      ctx.status = 204;
+      return;
+    }
     if (ctx.path !== "/ui" && !ctx.path.startsWith("/ui/")) return next();
     if (ctx.method !== "GET" && ctx.method !== "HEAD") return next();
     if (ctx.path === "/ui") {

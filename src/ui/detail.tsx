@@ -79,7 +79,10 @@ export function Detail({ item, history }: { item: Item | undefined; history: Aud
           {history.map((e) => (
             <li key={e.version}>
               <span class="action">{e.action}</span> v{e.version} by{" "}
-              <strong>{e.reviewer ?? e.key_id ?? "the CLI"}</strong> at <time dateTime={e.at}>{e.at}</time>
+              <strong>{e.reviewer ?? e.key_id ?? "the CLI"}</strong> at{" "}
+              <time dateTime={e.at} title={e.at}>
+                {localTime(e.at)}
+              </time>
               {e.reverted_to !== undefined && ` (back to v${e.reverted_to})`}
               <ul>
                 {changes(e).map((c) => (
@@ -92,4 +95,14 @@ export function Detail({ item, history }: { item: Item | undefined; history: Aud
       )}
     </aside>
   );
+}
+
+/**
+ * An event's time in the reader's own time zone and locale, to the second ("27 Nov 2026, 14:05:09");
+ * the stored UTC time stays in the element's datetime and title.
+ */
+function localTime(at: string): string {
+  const d = new Date(at);
+  if (Number.isNaN(d.getTime())) return at;
+  return d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
 }

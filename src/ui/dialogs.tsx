@@ -113,7 +113,8 @@ export function ConceptOverride(props: {
   onPick: (c: ConceptChoice) => void;
   onClose: () => void;
 }) {
-  const [text, setText] = useState("");
+  // Starts with what the source says the code means: usually the concept the reviewer is looking for.
+  const [text, setText] = useState(props.item.source_description ?? "");
   const [standard, setStandard] = useState(true);
   const [equivalence, setEquivalence] = useState("");
   const [found, setFound] = useState<FoundConcept[]>([]);
@@ -188,6 +189,8 @@ export function ConceptOverride(props: {
         aria-activedescendant={found[active] ? `concept-${found[active].concept_id}` : undefined}
         autocomplete="off"
         value={text}
+        // Selected when the dialog opens: the source's text is searched at once, and typing replaces it.
+        onFocus={(e) => (e.target as HTMLInputElement).select()}
         onInput={(e) => setText((e.target as HTMLInputElement).value)}
         onKeyDown={onKey}
       />
@@ -335,6 +338,8 @@ export function ConflictDialog(props: {
   mine: string;
   theirs: Item;
   by: string | null;
+  /** False when mine cannot succeed on theirs (approving an item their decision left without a target). */
+  canReapply: boolean;
   onReapply: () => void;
   onKeep: () => void;
 }) {
@@ -355,10 +360,18 @@ export function ConflictDialog(props: {
       <p>
         Yours: <strong>{props.mine}</strong>
       </p>
+      {!props.canReapply && (
+        <p class="note">
+          Yours cannot be applied now: their decision left no suggestion to approve. Keep theirs, then
+          override the item if you disagree.
+        </p>
+      )}
       <div class="buttons">
-        <button type="button" onClick={props.onReapply}>
-          Apply mine anyway
-        </button>
+        {props.canReapply && (
+          <button type="button" onClick={props.onReapply}>
+            Apply mine anyway
+          </button>
+        )}
         <button type="button" onClick={props.onKeep}>
           Keep theirs
         </button>

@@ -41,7 +41,7 @@ type Dialog =
   | { type: "comment"; item: Item }
   | { type: "override"; item: Item }
   | { type: "conflict"; action: Action; body: Body; theirs: Item; by: string | null }
-  | { type: "bulk"; count: number };
+  | { type: "bulk"; count: number; filters: Filters };
 
 interface Undo {
   id: string;
@@ -169,6 +169,9 @@ export function Review(props: { projectId: string; kind: Kind; scope: string }) 
           theirs,
           by: last ? (last.reviewer ?? last.key_id) : null,
         });
+      } else if (e instanceof ApiError && e.status === 409) {
+        // The server's sentence names the item and the project by id; the reviewer knows them by code.
+        setError(`${itemName(target)} has no suggestion to approve: override it instead (press o).`);
       } else fail(e);
     }
   };
@@ -225,8 +228,23 @@ export function Review(props: { projectId: string; kind: Kind; scope: string }) 
     );
   };
 
-  const approveMatching = () => {
-    const { sort: _sort, ...filter } = filterParams(filters, concept);
+  /**
+   * The confirmation counts the items the filters shown match now, read for it: the page's own count may
+   * still be that of the filters before the last change, and the approval then uses exactly these filters.
+   */
+  const confirmMatching = async () => {
+    const shown = filters;
+    try {
+      const p = await get<Page>(`${base}${query({ ...filterParams(shown, concept), limit: 1, offset: 0 })}`);
+      if (p.total === 0) setMessage("No items match the filters: nothing to approve");
+      else setDialog({ type: "bulk", count: p.total, filters: shown });
+    } catch (e) {
+      fail(e);
+    }
+  };
+
+  const approveMatching = (shown: Filters) => {
+    const { sort: _sort, ...filter } = filterParams(shown, concept);
     bulk({ filter: bulkFilter(filter), action: "approve" }, "Approve all matching");
     setDialog(null);
   };
@@ -333,17 +351,15 @@ export function Review(props: { projectId: string; kind: Kind; scope: string }) 
           setFilters(f);
           setOffset(0);
           setCurrent(0);
+          // A result line describes the list before the change: it would mislead under the new one.
+          setMessage("");
         }}
       />
       <div class="actions">
         <button type="button" onClick={approveSelected} disabled={!canWrite || selected.size === 0}>
           Approve selected ({selected.size})
         </button>
-        <button
-          type="button"
-          onClick={() => page && setDialog({ type: "bulk", count: page.total })}
-          disabled={!canWrite || !page || page.total === 0}
-        >
+        <button type="button" onClick={confirmMatching} disabled={!canWrite || !page || page.total === 0}>
           Approve all matching ({page?.total ?? 0})
         </button>
         <button type="button" onClick={() => setDialog({ type: "help" })}>
@@ -419,6 +435,7 @@ export function Review(props: { projectId: string; kind: Kind; scope: string }) 
           mine={describe(dialog.action, dialog.body)}
           theirs={dialog.theirs}
           by={dialog.by}
+          canReapply={dialog.action !== "approve" || hasSuggestion(dialog.theirs)}
           onReapply={() => {
             const d = dialog;
             closeDialog();
@@ -433,13 +450,28 @@ export function Review(props: { projectId: string; kind: Kind; scope: string }) 
       {dialog?.type === "bulk" && (
         <ConfirmDialog
           title="Approve all matching items?"
-          text={`This approves all ${dialog.count} items that match the current filters (${describeFilters(filters, concept)}), in one step. Items without a suggestion are reported and left as they are.`}
-          onYes={approveMatching}
+          text={`This approves all ${dialog.count} items that match the current filters (${describeFilters(dialog.filters, concept)}), in one step. Items without a suggestion are reported and left as they are.`}
+          onYes={() => approveMatching(dialog.filters)}
           onClose={closeDialog}
         />
       )}
     </main>
   );
+}
+
+/** Whether approving the item can succeed: it has a suggested target (rules.ts refuses it otherwise). */
+function hasSuggestion(item: Item): boolean {
+  return isConcept(item)
+    ? item.target_concept_id !== null
+    : item.target_table !== null && item.target_column !== null;
+}
+
+/** How a reviewer knows an item: its source code (and text), or its source column. */
+function itemName(item: Item): string {
+  if (isConcept(item)) {
+    return `"${item.source_code}"${item.source_description ? ` (${item.source_description})` : ""}`;
+  }
+  return `${item.source_table ? `${item.source_table}.` : ""}${item.source_column}`;
 }
 
 const label = (a: Action) =>

@@ -41,6 +41,10 @@ describe("GET /ui/", () => {
     ]);
   });
 
+  it("answers /favicon.ico with 204 and no key, so a browser's request for it is not a 404", async () => {
+    const r = await h.request("GET", "/favicon.ico", { key: null });
+    expect([r.status, r.text]).toEqual([204, ""]);
+  });
   it("redirects /ui to /ui/", async () => {
     const r = await fetch(`${h.url}/ui`, { redirect: "manual" });
     expect([r.status, r.headers.get("location")]).toEqual([302, "/ui/"]);

@@ -224,6 +224,9 @@ describeChromium("the review workbench in chromium", () => {
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("data-id"))).toBe("c05");
     await page.keyboard.press("o");
     await page.getByRole("dialog", { name: "Override J02.0" }).waitFor();
+    // The search starts from the source's own text, selected, so typing replaces it.
+    expect(await page.getByLabel("Search concepts by name, code or id").inputValue()).toBe("Strep throat");
+    await expect.poll(() => page.getByRole("option").count()).toBeGreaterThan(0);
     await page.keyboard.type("streptococcal sore");
     await page.getByRole("option", { name: /Streptococcal sore throat/ }).waitFor();
     await axe("concept search");
@@ -248,9 +251,21 @@ describeChromium("the review workbench in chromium", () => {
     expect(await item("c05")).toMatchObject({ comment: "Culture confirmed", version: 3 });
   });
 
-  it("shows the item's history with who changed what", async () => {
+  it("shows the item's history with who changed what, at the reader's local time", async () => {
     await expect.poll(() => page.locator(".history > li").count()).toBe(3);
     const entries = await page.locator(".history > li").allTextContents();
+    const times = await page
+      .locator(".history time")
+      .evaluateAll((ts) => ts.map((t) => [t.getAttribute("datetime"), t.textContent]));
+    for (const [iso, shown] of times) {
+      const local = await page.evaluate(
+        (at) =>
+          new Date(at as string).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" }),
+        iso,
+      );
+      expect([iso, shown]).toEqual([iso, local]);
+      expect(shown).not.toContain("T");
+    }
     expect(entries[1]).toContain("override v2 by Dr. Ada");
     expect(entries[1]).toContain("method: review → override");
     expect(entries[1]).toContain("target_concept_id: — → 28060");
@@ -279,21 +294,39 @@ describeChromium("the review workbench in chromium", () => {
   });
 
   it("bulk-approves every matching item above a confidence, and the selected ones", async () => {
+    // The list still counts the 7 it showed before the three approvals. Confirmed at once after the filter changes, before the list has reloaded: the count is that of
+    // the filter shown, read for the confirmation, not the list's count under the previous filter.
+    const slowList = (url: URL) =>
+      url.pathname.endsWith("/concept-mapping") &&
+      url.searchParams.get("min_confidence") === "0.95" &&
+      url.searchParams.get("limit") !== "1";
+    await page.route(slowList, async (route) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      // The page may have asked again meanwhile (the filter's reload after the approval): that request
+      // is answered by then, and this one has nothing left to continue.
+      await route.continue().catch(() => {});
+    });
     await page.getByLabel("Confidence from").fill("0.95");
     await page.getByLabel("Confidence from").press("Tab");
+    await page.getByRole("button", { name: "Approve all matching (7)" }).click();
+    const confirm = page.getByRole("dialog", { name: "Approve all matching items?" });
+    await confirm.waitFor();
     // c06 (0.99) and c08 (0.98) still await review; c01 and c02 are approved
-    await expect.poll(() => paging().textContent()).toBe("1–2 of 2");
-    await page.getByRole("button", { name: "Approve all matching (2)" }).click();
-    await page.getByRole("dialog", { name: "Approve all matching items?" }).waitFor();
+    expect(await confirm.locator("p").textContent()).toBe(
+      "This approves all 2 items that match the current filters (awaiting review, confidence ≥ 0.95), in one step. Items without a suggestion are reported and left as they are.",
+    );
     await axe("bulk confirmation");
     await page.getByRole("button", { name: "Yes, approve them" }).click();
     await expect.poll(() => status().textContent()).toBe("Approve all matching: 2 approved, 0 failed");
+    await page.unroute(slowList);
     expect(await item("c06")).toMatchObject({ method: "auto", version: 2 });
     expect(await item("c08")).toMatchObject({ method: "auto", version: 2 });
     await expect.poll(() => paging().textContent()).toBe("No items match");
 
     await page.getByLabel("Confidence from").fill("");
     await page.getByLabel("Confidence from").press("Tab");
+    // The result line spoke of the list before the change: it goes with it.
+    await expect.poll(() => status().textContent()).toBe("");
     await expect.poll(() => paging().textContent()).toBe("1–2 of 2"); // c04, c05
     await page.locator("tbody tr[tabindex='0']").focus();
     await page.keyboard.press("x");
@@ -328,6 +361,29 @@ describeChromium("the review workbench in chromium", () => {
     await expect.poll(() => status().textContent()).toBe("Rejected c05 (version 6)");
     expect(await item("c05")).toMatchObject({ method: "unmapped", target_concept_id: null, version: 6 });
     expect((await history("c05")).slice(-2)).toEqual(["override Dr. Bo v5", "reject Dr. Ada v6"]);
+  });
+
+  it("says in words why an approval cannot succeed, and offers no re-apply that would fail", async () => {
+    // c05 was rejected: it has no suggestion left to approve.
+    await page.locator("tbody tr[tabindex='0']").focus();
+    await page.keyboard.press("a");
+    await expect
+      .poll(() => page.getByRole("alert").textContent())
+      .toBe('"J02.0" (Strep throat) has no suggestion to approve: override it instead (press o).');
+    expect(await item("c05")).toMatchObject({ method: "unmapped", version: 6 });
+    // Bo rejects it too (version 7); an approval from the page's version 6 meets their rejection.
+    const bos = await h.request("POST", `${itemPath(h, "concept", "c05")}/reject`, { key: bo });
+    expect(bos.status).toBe(200);
+    await page.keyboard.press("a");
+    const dialog = page.getByRole("dialog", { name: "Someone else changed this item" });
+    await dialog.waitFor();
+    expect(await dialog.getByRole("button").allTextContents()).toEqual(["Keep theirs"]);
+    expect(await dialog.locator(".note").textContent()).toBe(
+      "Yours cannot be applied now: their decision left no suggestion to approve. Keep theirs, then override the item if you disagree.",
+    );
+    await page.getByRole("button", { name: "Keep theirs" }).click();
+    await expect.poll(() => status().textContent()).toBe("Kept the other reviewer's decision on c05");
+    expect(await item("c05")).toMatchObject({ method: "unmapped", version: 7 });
   });
 
   it("lists the keys with ? and overrides a schema item from the target model's tables and columns", async () => {
