@@ -21,6 +21,21 @@ function findCsv() {
   return join(root, "test", "fixtures", "reference", "omop", "OMOP_CDMv5.4_Field_Level.csv");
 }
 
+// CDM v5.3 names of fields v5.4 renamed (OHDSI's "from CDM v5.3 -> CDM v5.4" change list; the other
+// changes add fields or tables). Kept as each field's alias, so `crossmap check` and the report accept
+// the 5.3 name a built-in crossmap reads besides the 5.4 one (docs/crossmaps.md, "CDM v5.3").
+const V53_NAMES = {
+  "visit_occurrence.admitted_from_concept_id": "admitting_source_concept_id",
+  "visit_occurrence.admitted_from_source_value": "admitting_source_value",
+  "visit_occurrence.discharged_to_concept_id": "discharge_to_concept_id",
+  "visit_occurrence.discharged_to_source_value": "discharge_to_source_value",
+  "visit_detail.admitted_from_concept_id": "admitting_source_concept_id",
+  "visit_detail.admitted_from_source_value": "admitting_source_value",
+  "visit_detail.discharged_to_concept_id": "discharge_to_concept_id",
+  "visit_detail.discharged_to_source_value": "discharge_to_source_value",
+  "visit_detail.parent_visit_detail_id": "visit_detail_parent_id",
+};
+
 function omop() {
   const csv = findCsv();
   const rows = Papa.parse(readFileSync(csv, "utf8").replace(/^\uFEFF/, ""), {
@@ -31,8 +46,11 @@ function omop() {
   for (const r of rows) {
     const table = r.cdmTableName.trim().toLowerCase();
     entities[table] ??= { fields: [] };
+    const name = r.cdmFieldName.trim().toLowerCase();
+    const alias = V53_NAMES[`${table}.${name}`];
     entities[table].fields.push({
-      name: r.cdmFieldName.trim().toLowerCase(),
+      name,
+      ...(alias ? { alias } : {}),
       required: r.isRequired.trim().toLowerCase() === "yes",
       // The CSV spells one type "Integer"; the others are lower case.
       type: r.cdmDatatype.trim().replace(/^Integer$/, "integer"),

@@ -23,8 +23,11 @@ const config = lazySchema((z) =>
     .object({
       /** The code system of concept ids, e.g. https://fhir-terminology.ohdsi.org. */
       concept_system: z.string().min(1),
-      /** The record's *_source_value for this concept. */
-      source_value_field: z.string().min(1).optional(),
+      /**
+       * The record's *_source_value for this concept; a list: the first present (a field's name in
+       * several versions of a standard, e.g. CDM v5.4's and v5.3's).
+       */
+      source_value_field: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
       /** The record's *_source_concept_id for this concept. */
       source_concept_field: z.string().min(1).optional(),
       /** URL of the extension (on the CodeableConcept) that carries the source concept id. */
@@ -40,6 +43,18 @@ const config = lazySchema((z) =>
 
 const absent = (v: unknown): boolean => v === undefined || v === null || v === "";
 
+/** The first getter's value that is present. */
+function firstPresent(getters: Getter[]): Getter {
+  if (getters.length === 1) return getters[0] as Getter;
+  return (record) => {
+    for (const g of getters) {
+      const v = g(record);
+      if (!absent(v)) return v;
+    }
+    return undefined;
+  };
+}
+
 export const omopCodeableConcept: TransformDefinition<ConfigOf<typeof config>> = {
   get config() {
     return config();
@@ -51,7 +66,7 @@ export const omopCodeableConcept: TransformDefinition<ConfigOf<typeof config>> =
     const vocab = ctx.vocabulary;
     const system = cfg.concept_system;
     const sourceValue: Getter | undefined = cfg.source_value_field
-      ? ctx.compileSourcePath(cfg.source_value_field)
+      ? firstPresent([cfg.source_value_field].flat().map((p) => ctx.compileSourcePath(p)))
       : undefined;
     const sourceConcept: Getter | undefined = cfg.source_concept_field
       ? ctx.compileSourcePath(cfg.source_concept_field)

@@ -98,7 +98,10 @@ describe("standard definitions", () => {
       const common = (std: typeof source) => std?.common_fields ?? [];
       for (const f of cm.fieldMappings()) {
         const srcFields = new Set([
-          ...(source?.entities[f.sourceEntity]?.fields.map((x) => x.name) ?? []),
+          // A field's alias is a name the readers accept too (CDM v5.3's name of a field v5.4 renamed).
+          ...(source?.entities[f.sourceEntity]?.fields.flatMap((x) =>
+            x.alias ? [x.name, x.alias] : [x.name],
+          ) ?? []),
           ...common(source),
         ]);
         if (!source?.entities[f.sourceEntity]) unknown.push(`source entity ${f.sourceEntity}`);
