@@ -213,7 +213,7 @@ async function mapCommand(files: string[], flags: MapFlags, bundleGiven: boolean
       typeof spec.crossmaps[0] === "object" ? spec.crossmaps[0].file : spec.crossmaps[0],
       (server || record) &&
         (async (summary, fatal) => {
-          if (server) await foldServerReport(server.writer, summary, { ...flags, stderr: process.stderr });
+          if (server) await foldServerReport(server.writer, summary, serverFold(flags, process.stderr));
           await record?.(summary, fatal, [undefined]);
         }),
     );
@@ -288,7 +288,7 @@ async function runAndReport(
     ...(flags.gatherMemory !== undefined ? { gatherMemory: flags.gatherMemory } : {}),
     ...(server ? { progressNote: () => server.note() } : {}),
   });
-  if (server) await foldServerReport(server, summary, { ...flags, stderr });
+  if (server) await foldServerReport(server, summary, serverFold(flags, stderr));
   const recorded = await record?.(
     summary,
     fatal ? formatIssueLine(fatal) : undefined,
@@ -348,6 +348,12 @@ async function hl7v2Server(flags: MapFlags, bundleGiven: boolean) {
   >;
   return { writer, as: as as "transaction" | "batch" };
 }
+
+const serverFold = (flags: MapFlags, stderr: NodeJS.WritableStream) => ({
+  ...(flags.errors !== undefined ? { errorsFile: flags.errors } : {}),
+  quiet: flags.quiet === true,
+  stderr,
+});
 
 function parseMegabytes(value: string): number {
   const n = Number(value);
