@@ -18,24 +18,29 @@ export interface FlakyProxy {
   close(): Promise<void>;
 }
 
-/** `script(n)` says what to do with the n-th request (0-based). */
-export async function startFlakyProxy(target: string, script: (n: number) => Fault): Promise<FlakyProxy> {
+/** `script(n, body)` says what to do with the n-th request (0-based), given its body. */
+export async function startFlakyProxy(
+  target: string,
+  script: (n: number, body: string) => Fault,
+): Promise<FlakyProxy> {
   const seen: string[] = [];
   const authorization: string[] = [];
   const targetUrl = new URL(target);
-  const server = createServer((req, res) => {
+  const server = createServer(async (req, res) => {
     const n = seen.length;
+    seen.push("?");
     authorization.push(req.headers.authorization ?? "");
-    const fault = script(n);
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks);
+    const fault = script(n, body.toString("utf8"));
     if ("hang" in fault) {
-      seen.push("hang");
       // Never answered: the client must give up on it (its timeout) and try again.
-      req.resume();
+      seen[n] = "hang";
       return;
     }
     if ("status" in fault) {
-      seen.push(String(fault.status));
-      req.resume();
+      seen[n] = String(fault.status);
       const headers: Record<string, string> = { "content-type": "application/fhir+json" };
       if (fault.retryAfter !== undefined) headers["retry-after"] = fault.retryAfter;
       res.writeHead(fault.status, headers);
@@ -51,14 +56,14 @@ export async function startFlakyProxy(target: string, script: (n: number) => Fau
       );
       return;
     }
-    forward(req, targetUrl, `${targetUrl.pathname}${(req.url ?? "/").slice(new URL(target).pathname.length)}`)
+    forward(req, body, targetUrl, `${targetUrl.pathname}${(req.url ?? "/").slice(targetUrl.pathname.length)}`)
       .then((answer) => {
-        seen.push(String(answer.status));
+        seen[n] = String(answer.status);
         res.writeHead(answer.status, { "content-type": answer.type });
         res.end(answer.body);
       })
       .catch((err: Error) => {
-        seen.push("error");
+        seen[n] = "error";
         res.writeHead(502);
         res.end(err.message);
       });
@@ -80,11 +85,10 @@ export async function startFlakyProxy(target: string, script: (n: number) => Fau
 
 async function forward(
   req: IncomingMessage,
+  body: Buffer,
   target: URL,
   path: string,
 ): Promise<{ status: number; type: string; body: string }> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
   const headers: Record<string, string> = {};
   for (const h of ["content-type", "accept", "prefer", "authorization"]) {
     const v = req.headers[h];
@@ -93,7 +97,7 @@ async function forward(
   const res = await fetch(new URL(path, target.origin), {
     method: req.method ?? "GET",
     headers,
-    ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
+    ...(body.length > 0 ? { body: body.toString("utf8") } : {}),
   });
   return { status: res.status, type: res.headers.get("content-type") ?? "", body: await res.text() };
 }

@@ -183,6 +183,11 @@ export class FhirServerWriter {
     return d;
   }
 
+  /** Resources per batch Bundle. */
+  get batchSize(): number {
+    return this.options.batchSize;
+  }
+
   /** For the record pipeline's progress line. */
   note(): string {
     const c = this.counts;
