@@ -33,22 +33,77 @@ export type ResourceEntry =
  * makes another one).
  */
 export function resourceEntry(line: string): ResourceEntry {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(line);
-  } catch (err) {
-    return { problem: `not JSON: ${(err as Error).message}` };
-  }
-  const r = parsed as { resourceType?: unknown; id?: unknown } | null;
-  if (r === null || typeof r !== "object" || Array.isArray(r) || typeof r.resourceType !== "string") {
-    return { problem: "not a FHIR resource: it has no resourceType" };
-  }
+  const r = topLevelStrings(line) ?? parseTop(line);
+  if ("problem" in r) return r;
+  if (typeof r.resourceType !== "string") return { problem: "not a FHIR resource: it has no resourceType" };
   const type = r.resourceType;
   if (typeof r.id === "string" && r.id !== "") {
     const url = `${type}/${r.id}`;
     return { entry: entryText(line, "PUT", url), request: `PUT ${url}`, key: url, idless: false };
   }
   return { entry: entryText(line, "POST", type), request: `POST ${type}`, key: undefined, idless: true };
+}
+
+type Top = { resourceType?: unknown; id?: unknown } | { problem: string };
+
+function parseTop(line: string): Top {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch (err) {
+    return { problem: `not JSON: ${(err as Error).message}` };
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    return { problem: "not a FHIR resource: it has no resourceType" };
+  }
+  return parsed as { resourceType?: unknown; id?: unknown };
+}
+
+/**
+ * `resourceType` and `id` of a resource line, read by scanning its top level instead of parsing it whole:
+ * the writer needs nothing else, and parsing every resource cost as much CPU as the server's own parse
+ * (profiled: 0.5 s of 5.5 s sending 5,000 OMOP resources in-process). Undefined when the line is not the
+ * plain shape the pipeline writes (a string with escapes, or not an object): the caller parses it. The
+ * pipeline's own output is valid JSON, so the scan stops once it has both.
+ */
+function topLevelStrings(line: string): { resourceType?: string; id?: string } | undefined {
+  // An escape anywhere: the plain scan cannot tell where its string ends; parse instead (rare).
+  if (line.indexOf("\\") >= 0) return undefined;
+  const n = line.length;
+  let i = 0;
+  while (i < n && line.charCodeAt(i) <= 32) i++;
+  if (line.charCodeAt(i) !== 123 /* { */) return undefined;
+  let depth = 0;
+  let out: { resourceType?: string; id?: string } | undefined;
+  let key: string | undefined;
+  let expectKey = false;
+  for (; i < n; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 34 /* " */) {
+      const end = line.indexOf('"', i + 1);
+      if (end < 0) return undefined;
+      if (depth === 1) {
+        const text = line.slice(i + 1, end);
+        if (expectKey) key = text;
+        else if (key === "resourceType" || key === "id") {
+          out ??= {};
+          out[key] = text;
+          if (out.resourceType !== undefined && out.id !== undefined) return out;
+        }
+      }
+      i = end;
+    } else if (c === 123 || c === 91 /* { [ */) {
+      depth++;
+      expectKey = c === 123 && depth === 1;
+    } else if (c === 125 || c === 93 /* } ] */) {
+      depth--;
+      if (depth === 0) return out ?? {};
+    } else if (depth === 1) {
+      if (c === 58 /* : */) expectKey = false;
+      else if (c === 44 /* , */) expectKey = true;
+    }
+  }
+  return undefined;
 }
 
 const entryText = (resource: string, method: string, url: string): string =>

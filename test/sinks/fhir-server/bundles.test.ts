@@ -21,6 +21,24 @@ describe("resourceEntry", () => {
     });
   });
 
+  it("reads the top-level id, not one of a contained resource or a nested object before it", () => {
+    const line =
+      '{"resourceType":"DeviceUseStatement","contained":[{"resourceType":"Device","id":"device"}],"x":{"id":"no"},"id":"7"}';
+    expect(resourceEntry(line)).toMatchObject({
+      request: "PUT DeviceUseStatement/7",
+      key: "DeviceUseStatement/7",
+    });
+    // Arrays and numbers at the top level, and strings holding braces, do not confuse it.
+    expect(
+      resourceEntry('{"a":[1,{"id":"n"}],"b":"}{][","resourceType":"Patient","n":12.5,"ok":true,"id":"p"}'),
+    ).toMatchObject({ request: "PUT Patient/p" });
+    // Escaped quotes: parsed whole instead.
+    expect(resourceEntry('{"text":"say \\"hi\\"","resourceType":"Patient","id":"q"}')).toMatchObject({
+      request: "PUT Patient/q",
+    });
+    expect(resourceEntry('{"resourceType":"Patient","id":7}')).toMatchObject({ request: "POST Patient" });
+  });
+
   it("says what is wrong with a line that is not a resource", () => {
     expect(resourceEntry('{"person_id":1}')).toEqual({
       problem: "not a FHIR resource: it has no resourceType",
