@@ -22,6 +22,12 @@ import { formatSummaryLine } from "../pipeline/summary.js";
 import type { InputFormat, OnError, RunIssue } from "../pipeline/types.js";
 import { openForWriting } from "../pipeline/writers.js";
 import type { UnreviewedMode } from "../transforms/overlay.js";
+import {
+  addFhirServerOptions,
+  type FhirServerFlags,
+  fhirServerWriter,
+  foldServerReport,
+} from "./fhir-server.js";
 import type { RunRecorder } from "./map-project.js";
 
 /** data-dir.ts's default, not imported from there: that module loads LMDB, which a plain map never needs. */
@@ -30,7 +36,7 @@ const DEFAULT_DATA_DIR = "./data";
 import { collect, collectParam } from "./params.js";
 import { standardOption } from "./standard-arg.js";
 
-interface MapFlags {
+interface MapFlags extends FhirServerFlags {
   from?: string;
   to?: string;
   via?: string;
@@ -62,7 +68,7 @@ interface MapFlags {
 }
 
 export function registerMap(program: Command): void {
-  program
+  const command = program
     .command("map")
     .description("Map records from one standard to another through a crossmap (NDJSON out).")
     .argument("[files...]", "input files or folders; none or - reads stdin")
@@ -87,8 +93,11 @@ export function registerMap(program: Command): void {
       ]),
     )
     .addOption(
-      new Option("--bundle <type>", "with --format hl7v2: the FHIR Bundle made of each message")
-        .choices(["collection", "transaction", "message"])
+      new Option(
+        "--bundle <type>",
+        "with --format hl7v2: the FHIR Bundle made of each message (batch: with --fhir-server; default there: transaction)",
+      )
+        .choices(["collection", "transaction", "batch", "message"])
         .default("collection"),
     )
     .option(
@@ -149,13 +158,16 @@ export function registerMap(program: Command): void {
     .option("--nats <url>", "map on `crossmap worker`s through NATS JetStream (docs/scale-out.md)")
     .option("--resume <run>", "with --nats: go on with a stopped run, mapping only what it had not")
     .option("--in-flight <n>", "with --nats: batches out to workers at once (default 64)")
-    .action(async (files: string[], flags: MapFlags) => {
-      process.exitCode = await mapCommand(files, flags);
+    .action(async (files: string[], flags: MapFlags, cmd: Command) => {
+      process.exitCode = await mapCommand(files, flags, cmd.getOptionValueSource("bundle") === "cli");
     });
+  addFhirServerOptions(command);
 }
 
-async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
+async function mapCommand(files: string[], flags: MapFlags, bundleGiven: boolean): Promise<number> {
   if (flags.output && flags.outDir) throw usage("give either -o/--output or --out-dir, not both");
+  if (flags.fhirServer !== undefined && (flags.output || flags.outDir))
+    throw usage("--fhir-server sends the output to the server: give no -o/--output or --out-dir with it");
   if (flags.unreviewed !== undefined && flags.project === undefined)
     throw usage("--unreviewed needs --project");
   const spec = await resolvePlanSpec({
@@ -192,15 +204,17 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
     if (flags.nats) throw usage("--nats maps records; HL7 v2 feeds go through `crossmap stream`");
     // Imported only here: the ER7 reader and its HL7 v2 tables cost every other run start-up time.
     const { hl7v2MapCommand } = await import("../pipeline/hl7v2/command.js");
+    const server = await hl7v2Server(flags, bundleGiven);
     return hl7v2MapCommand(
       files,
-      flags,
+      server ? { ...flags, bundle: "transaction", sink: server.writer.messages(server.as) } : flags,
       plan,
       process,
       typeof spec.crossmaps[0] === "object" ? spec.crossmaps[0].file : spec.crossmaps[0],
-      record &&
+      (server || record) &&
         (async (summary, fatal) => {
-          await record(summary, fatal, [undefined]);
+          if (server) await foldServerReport(server.writer, summary, serverFold(flags, process.stderr));
+          await record?.(summary, fatal, [undefined]);
         }),
     );
   }
@@ -246,11 +260,14 @@ async function runAndReport(
   const { spec, plan, inputs, inputIssues, interrupt, record } = run;
   const stderr = process.stderr;
   const summaryFile = flags.summary ? await openForWriting(flags.summary, "--summary") : undefined;
-  const output: OutputTarget = flags.outDir
-    ? { kind: "dir", path: flags.outDir }
-    : flags.output && flags.output !== "-"
-      ? { kind: "file", path: flags.output }
-      : { kind: "stdout" };
+  const server = await fhirServerWriter(flags);
+  const output: OutputTarget = server
+    ? { kind: "sink", sink: server.records() }
+    : flags.outDir
+      ? { kind: "dir", path: flags.outDir }
+      : flags.output && flags.output !== "-"
+        ? { kind: "file", path: flags.output }
+        : { kind: "stdout" };
   const mapRun = flags.nats ? (await import("../scale/coordinator.js")).natsRunner(flags) : runMap;
   const { summary, fatal } = await mapRun({
     plan,
@@ -269,7 +286,9 @@ async function runAndReport(
     interrupt,
     gather: flags.gather,
     ...(flags.gatherMemory !== undefined ? { gatherMemory: flags.gatherMemory } : {}),
+    ...(server ? { progressNote: () => server.note() } : {}),
   });
+  if (server) await foldServerReport(server, summary, serverFold(flags, stderr));
   const recorded = await record?.(
     summary,
     fatal ? formatIssueLine(fatal) : undefined,
@@ -288,7 +307,12 @@ async function runAndReport(
   }
   if (!flags.quiet) stderr.write(`${formatSummaryLine(summary)}\n`);
   if (summary.interrupted) {
-    const kept = output.kind === "stdout" ? "written to stdout" : "not published (temporary files removed)";
+    const kept =
+      output.kind === "stdout"
+        ? "written to stdout"
+        : output.kind === "sink"
+          ? "what the FHIR server accepted stays there"
+          : "not published (temporary files removed)";
     stderr.write(
       `crossmap: interrupted by ${summary.interrupted} after ${summary.records_in} records; output ${kept}; ` +
         `the summary and errors cover what was done\n`,
@@ -304,6 +328,32 @@ async function runAndReport(
   }
   return summary.errors > 0 || summary.records_failed > 0 ? 1 : 0;
 }
+
+/**
+ * With --fhir-server, the writer and the Bundles it sends for HL7 v2: transaction unless --bundle says
+ * batch; without it, --bundle batch is refused (a batch Bundle of urn:uuid references means nothing in a file).
+ */
+async function hl7v2Server(flags: MapFlags, bundleGiven: boolean) {
+  if (flags.fhirServer === undefined) {
+    if (flags.bundle === "batch") throw usage("--bundle batch goes with --fhir-server");
+    return undefined;
+  }
+  const as = bundleGiven ? flags.bundle : "transaction";
+  if (as !== "transaction" && as !== "batch") {
+    throw usage(`--fhir-server sends transaction or batch Bundles, not --bundle ${as}`);
+  }
+  const progress = !flags.quiet && process.stderr.isTTY ? process.stderr : undefined;
+  const writer = (await fhirServerWriter(flags, progress)) as NonNullable<
+    Awaited<ReturnType<typeof fhirServerWriter>>
+  >;
+  return { writer, as: as as "transaction" | "batch" };
+}
+
+const serverFold = (flags: MapFlags, stderr: NodeJS.WritableStream) => ({
+  ...(flags.errors !== undefined ? { errorsFile: flags.errors } : {}),
+  quiet: flags.quiet === true,
+  stderr,
+});
 
 function parseMegabytes(value: string): number {
   const n = Number(value);

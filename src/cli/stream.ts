@@ -12,13 +12,14 @@ import { runFeed } from "../scale/feed.js";
 import { er7Converter, recordConverter } from "../scale/feed-convert.js";
 import { checkFeedSubject } from "../scale/feed-streams.js";
 import { runPublish } from "../scale/publish.js";
+import { addFhirServerOptions, type FhirServerFlags, fhirServerWriter } from "./fhir-server.js";
 import { collect, collectParam } from "./params.js";
 import { standardOption } from "./standard-arg.js";
 import { checkedHealthPort, wholeNumber } from "./worker.js";
 
 const NATS_DEFAULT = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
 
-interface StreamFlags {
+interface StreamFlags extends FhirServerFlags {
   nats: string;
   from?: string;
   to?: string;
@@ -28,9 +29,9 @@ interface StreamFlags {
   transforms?: string;
   param?: Record<string, string>;
   entity?: string;
-  bundle: BundleType;
+  bundle: BundleType | "batch";
   in: string;
-  out: string;
+  out?: string;
   deadLetter?: string;
   name?: string;
   ackWait: string;
@@ -47,7 +48,7 @@ interface PublishFlags {
 }
 
 export function registerStream(program: Command): void {
-  program
+  const stream = program
     .command("stream")
     .description("Convert a live feed on NATS JetStream, in order per sender, until SIGTERM.")
     .option("--nats <url>", "NATS server URL(s), comma-separated", NATS_DEFAULT)
@@ -60,12 +61,18 @@ export function registerStream(program: Command): void {
     .option("--param <name=value>", "set a parameter the crossmap declares (repeatable)", collectParam)
     .option("--entity <name>", "NDJSON feeds: source entity of every record (default: resourceType)")
     .addOption(
-      new Option("--bundle <type>", "HL7 v2 feeds: the FHIR Bundle made of each message")
-        .choices(["collection", "transaction"])
+      new Option(
+        "--bundle <type>",
+        "HL7 v2 feeds: the FHIR Bundle made of each message (with --fhir-server: transaction or batch)",
+      )
+        .choices(["collection", "transaction", "batch"])
         .default("collection"),
     )
     .requiredOption("--in <subject>", "input subject: messages arrive on <subject>.<partition>")
-    .requiredOption("--out <subject>", "output subject: results go to <subject>.<partition>")
+    .option(
+      "--out <subject>",
+      "output subject: results go to <subject>.<partition> (optional with --fhir-server)",
+    )
     .option(
       "--dead-letter <subject>",
       "messages that cannot be converted go to <subject>.<partition> (default: <in>-dead)",
@@ -77,14 +84,32 @@ export function registerStream(program: Command): void {
     .option("--ack-wait <seconds>", "seconds before a message in hand is redelivered (new consumers)", "30")
     .option("--discover <seconds>", "how often to look for new partitions (senders)", "2")
     .option("--health-port <[host:]port>", "serve GET /healthz and GET /metrics on this port (0 picks one)")
-    .action(async (flags: StreamFlags) => {
+    .action(async (flags: StreamFlags, cmd: Command) => {
       checkFeedSubject("--in", flags.in);
-      checkFeedSubject("--out", flags.out);
+      if (flags.out === undefined && flags.fhirServer === undefined) {
+        throw new AppError(400, "usage", "give --out, --fhir-server, or both: where the results go");
+      }
+      if (flags.out !== undefined) checkFeedSubject("--out", flags.out);
       const deadLetter = flags.deadLetter ?? `${flags.in}-dead`;
       checkFeedSubject("--dead-letter", deadLetter);
-      if (new Set([flags.in, flags.out, deadLetter]).size < 3) {
-        throw new AppError(400, "usage", "--in, --out and --dead-letter must be three different subjects");
+      const subjects = [flags.in, flags.out, deadLetter].filter((x) => x !== undefined);
+      if (new Set(subjects).size < subjects.length) {
+        throw new AppError(400, "usage", "--in, --out and --dead-letter must be different subjects");
       }
+      // With --fhir-server a message's Bundle is a transaction unless --bundle says batch.
+      const bundleGiven = cmd.getOptionValueSource("bundle") === "cli";
+      const bundle = flags.fhirServer !== undefined && !bundleGiven ? "transaction" : flags.bundle;
+      if (bundle === "batch" && flags.fhirServer === undefined) {
+        throw new AppError(400, "usage", "--bundle batch goes with --fhir-server");
+      }
+      if (flags.fhirServer !== undefined && bundle === "collection") {
+        throw new AppError(
+          400,
+          "usage",
+          "--fhir-server sends transaction or batch Bundles, not --bundle collection",
+        );
+      }
+      const server = await fhirServerWriter(flags);
       const spec = await resolvePlanSpec({
         from: flags.from,
         to: flags.to,
@@ -106,14 +131,23 @@ export function registerStream(program: Command): void {
         );
       }
       const convert = er7
-        ? er7Converter(plan, flags.bundle)
+        ? er7Converter(plan, bundle === "batch" ? "transaction" : bundle)
         : recordConverter(createBatchMapper(plan, { onError: "skip", perEntity: false }), flags.entity);
       process.exitCode = await runFeed({
         url: flags.nats,
         name: flags.name ?? `${flags.in}_to_${flags.out}`.replace(/[^A-Za-z0-9_-]/g, "_"),
         convert,
         in: flags.in,
-        out: flags.out,
+        ...(flags.out !== undefined ? { out: flags.out } : {}),
+        ...(server
+          ? {
+              deliver: (await import("../sinks/fhir-server/feed.js")).feedDelivery(
+                server,
+                er7 ? "bundle" : "records",
+                bundle === "batch" ? "batch" : "transaction",
+              ),
+            }
+          : {}),
         deadLetter,
         ackWait: wholeNumber("--ack-wait", flags.ackWait, 1, 86_400),
         discoverMs: wholeNumber("--discover", flags.discover, 1, 3600) * 1000,
@@ -121,6 +155,7 @@ export function registerStream(program: Command): void {
         stderr: process.stderr,
       });
     });
+  addFhirServerOptions(stream);
 
   program
     .command("publish")

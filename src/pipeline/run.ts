@@ -34,7 +34,9 @@ const STOPPED: unique symbol = Symbol("stopped");
 export type OutputTarget =
   | { kind: "stdout" }
   | { kind: "file"; path: string }
-  | { kind: "dir"; path: string };
+  | { kind: "dir"; path: string }
+  /** A sink the caller made (the FHIR server writer); the run writes, commits or aborts it. */
+  | { kind: "sink"; sink: OutputSink };
 
 export interface MapRunOptions {
   plan: MappingPlan;
@@ -247,6 +249,7 @@ export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
 }
 
 async function openSink(output: OutputTarget, stdout: Writable): Promise<OutputSink> {
+  if (output.kind === "sink") return output.sink;
   if (output.kind === "file") return fileSink(output.path);
   if (output.kind === "dir") return dirSink(output.path);
   return streamSink(stdout);

@@ -16,6 +16,16 @@ export interface OutputSink {
   abort(): Promise<void>;
 }
 
+/**
+ * Where the HL7 v2 path hands each message's Bundle instead of writing it as text (the FHIR server writer,
+ * src/sinks/fhir-server). `from` names the message for issues.
+ */
+export interface BundleSink {
+  send(bundle: Record<string, unknown>, from: { file: string; message: number }): Promise<void>;
+  commit(): Promise<void>;
+  abort(): Promise<void>;
+}
+
 /** Writes with backpressure: waits for 'drain' when the stream's buffer is full. */
 export async function writeText(stream: Writable, text: string | Uint8Array): Promise<void> {
   if (text.length === 0) return;

@@ -4,7 +4,7 @@
 import type { Consumer, ConsumerMessages, JsMsg } from "@nats-io/jetstream";
 import { headers } from "@nats-io/transport-node";
 import { stringifyJson } from "../pipeline/json.js";
-import type { FeedConverter } from "./feed-convert.js";
+import type { Converted, FeedConverter } from "./feed-convert.js";
 import {
   ensureFeedStream,
   ensurePartitionConsumer,
@@ -23,8 +23,15 @@ export interface FeedOptions {
   name: string;
   convert: FeedConverter;
   in: string;
-  out: string;
+  /** Where outputs are published; optional when `deliver` sends them somewhere else. */
+  out?: string;
   deadLetter: string;
+  /**
+   * Sends one output on (the FHIR server writer) before the message is acknowledged: resolves with the
+   * issues of what was rejected (the message then goes to the dead-letter subject), throws when it could
+   * not be sent (the message is redelivered).
+   */
+  deliver?: (payload: string, where: string) => Promise<Extract<Converted, { kind: "dead" }>["issues"]>;
   ackWait: number;
   /** How often to look for new partitions (senders). */
   discoverMs: number;
@@ -65,7 +72,7 @@ export async function runFeed(options: FeedOptions): Promise<number> {
     if (m.info.deliveryCount > 1) count.redeliveries();
     const labels = { partition };
     const started = performance.now();
-    const converted = options.convert(m.data, `${m.subject}#${m.seq}`);
+    let converted = options.convert(m.data, `${m.subject}#${m.seq}`);
     const convertedAt = performance.now();
     count.convertSeconds((convertedAt - started) / 1000);
     const source = (h: ReturnType<typeof headers>, id: string | undefined) => {
@@ -74,8 +81,14 @@ export async function runFeed(options: FeedOptions): Promise<number> {
       if (id !== undefined) h.set(HEADER.sourceId, id);
     };
     try {
+      if (converted.kind === "out" && options.deliver) {
+        const issues = [];
+        for (const o of converted.outputs)
+          issues.push(...(await options.deliver(o.payload, `${m.subject}#${m.seq}`)));
+        if (issues.length > 0) converted = { kind: "dead", sourceId: converted.outputs[0]?.sourceId, issues };
+      }
       if (converted.kind === "out") {
-        for (const [i, o] of converted.outputs.entries()) {
+        for (const [i, o] of options.out === undefined ? [] : converted.outputs.entries()) {
           const h = headers();
           source(h, o.sourceId);
           if (o.warnings > 0) h.set(HEADER.warnings, String(o.warnings));
@@ -153,7 +166,7 @@ export async function runFeed(options: FeedOptions): Promise<number> {
 
   try {
     inStream = await ensureFeedStream(nats, options.in, 7);
-    await ensureFeedStream(nats, options.out, 7);
+    if (options.out !== undefined) await ensureFeedStream(nats, options.out, 7);
     await ensureFeedStream(nats, options.deadLetter, 30);
     void (async () => {
       for await (const s of nats.nc.status()) {
@@ -175,7 +188,7 @@ export async function runFeed(options: FeedOptions): Promise<number> {
     }
     await discover();
     log(
-      `${options.name}: ${options.in}.> -> ${options.out}.<partition>, dead letters to ${options.deadLetter}.<partition>` +
+      `${options.name}: ${options.in}.> -> ${[options.out && `${options.out}.<partition>`, options.deliver && "the FHIR server"].filter(Boolean).join(" and ")}, dead letters to ${options.deadLetter}.<partition>` +
         (health ? `; health on ${health.url}` : ""),
     );
     while (!stopping()) {

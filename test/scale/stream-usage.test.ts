@@ -34,4 +34,28 @@ describe("crossmap stream usage", () => {
       'crossmap: --param nope: the crossmap has no parameter "nope" (it declares none)\n',
     ]);
   });
+
+  it.each([
+    [[], "give --out, --fhir-server, or both: where the results go"],
+    [["--out", "ehr.out", "--bundle", "batch"], "--bundle batch goes with --fhir-server"],
+    [
+      ["--fhir-server", "http://127.0.0.1:1/fhir", "--bundle", "collection"],
+      "--fhir-server sends transaction or batch Bundles, not --bundle collection",
+    ],
+    [["--fhir-server", "not a url"], '--fhir-server must be an http(s) URL, got "not a url"'],
+  ])("%j: where results go is checked before connecting", async (flags, message) => {
+    const r = await runCli([
+      "stream",
+      "--nats",
+      "nats://127.0.0.1:1",
+      "--from",
+      "hl7v2",
+      "--to",
+      "fhir",
+      "--in",
+      "hl7.in",
+      ...flags,
+    ]);
+    expect([r.code, r.stderr]).toEqual([2, `crossmap: ${message}\n`]);
+  });
 });

@@ -7,7 +7,7 @@ import { compiledEntryAt } from "../../crossmap/compiled.js";
 import { AppError } from "../../errors.js";
 import { parseOffsetSetting } from "../../transforms/dates.js";
 import type { RunSummary } from "../summary.js";
-import { openForWriting } from "../writers.js";
+import { type BundleSink, openForWriting } from "../writers.js";
 import { type BundleType, type SegmentMappers, segmentReadsOfDocument } from "./bundle.js";
 import { formatHl7v2Issue, type Hl7v2RunSummary, runHl7v2 } from "./run.js";
 
@@ -21,6 +21,8 @@ export interface Hl7v2MapFlags {
   errors?: string;
   summary?: string;
   quiet?: boolean;
+  /** Where each message's Bundle goes instead of a file or stdout (the FHIR server writer). */
+  sink?: BundleSink;
 }
 
 /** `crossmap map: 22 messages -> 22 Bundles, 0 malformed; 491 segments in, 116 resources out, ...` */
@@ -108,11 +110,13 @@ export async function hl7v2MapCommand(
     bundle,
     ...(assumeTimezone !== undefined ? { assumeTimezone } : {}),
     strictSegments: flags.strictSegments === true,
-    output: flags.outDir
-      ? { kind: "dir", path: flags.outDir }
-      : flags.output && flags.output !== "-"
-        ? { kind: "file", path: flags.output }
-        : { kind: "stdout" },
+    output: flags.sink
+      ? { kind: "sink", sink: flags.sink }
+      : flags.outDir
+        ? { kind: "dir", path: flags.outDir }
+        : flags.output && flags.output !== "-"
+          ? { kind: "file", path: flags.output }
+          : { kind: "stdout" },
     onError: flags.onError,
     ...(flags.errors ? { errorsFile: flags.errors } : {}),
     stdin: io.stdin,

@@ -12,6 +12,7 @@ import type { MappingIssue } from "../../crossmap/types.js";
 import { AppError } from "../../errors.js";
 import { stringifyJson } from "../json.js";
 import { emptySummary, finishSummary, type RunSummary } from "../summary.js";
+import type { BundleSink } from "../writers.js";
 import { type BundleType, type SegmentMappers, segmentMappers } from "./bundle.js";
 import { type ConvertResult, convertMessage } from "./index.js";
 import type { MalformedMessage } from "./message.js";
@@ -26,7 +27,12 @@ export interface Hl7v2RunOptions {
   assumeTimezone?: string;
   /** `--strict-segments`: a segment the crossmap does not map is an error. */
   strictSegments?: boolean;
-  output: { kind: "stdout" } | { kind: "file"; path: string } | { kind: "dir"; path: string };
+  output:
+    | { kind: "stdout" }
+    | { kind: "file"; path: string }
+    | { kind: "dir"; path: string }
+    /** Each message's Bundle handed over as it is (the FHIR server writer), committed when the run ends. */
+    | { kind: "sink"; sink: BundleSink };
   onError: "skip" | "fail";
   errorsFile?: string;
   stdin: Readable;
@@ -193,7 +199,8 @@ export async function runHl7v2(
         if (fatal) break;
         summary.records_out += r.resources.length;
         summary.bundles++;
-        if (single) await write(single, `${stringifyJson(r.bundle)}\n`);
+        if (out.kind === "sink") await out.sink.send(r.bundle, { file, message: r.message.index });
+        else if (single) await write(single, `${stringifyJson(r.bundle)}\n`);
         else {
           for (const [k, res] of r.resources.entries()) {
             const type = r.targets[k] as string;
@@ -208,6 +215,10 @@ export async function runHl7v2(
       }
       if (fatal) break;
     }
+    if (out.kind === "sink") await (fatal ? out.sink.abort() : out.sink.commit());
+  } catch (err) {
+    if (out.kind === "sink") await out.sink.abort().catch(() => {});
+    throw err;
   } finally {
     if (single && single !== options.stdout) await close(single);
     for (const s of perType.values()) await close(s);

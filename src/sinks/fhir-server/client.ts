@@ -1,0 +1,163 @@
+// HTTP to a FHIR server: one POST of a Bundle to the base URL, tried again with backoff when the answer is
+// 408, 425, 429 or 5xx, when the connection fails or when no answer comes in time (Retry-After honoured).
+// Anything else (2xx, or a 4xx the server means) is handed back as the answer; the sender reads it.
+import { AppError } from "../../errors.js";
+
+export interface ClientOptions {
+  /** The FHIR base URL, without a trailing slash. */
+  base: string;
+  /** The whole `Authorization` header value (e.g. `Bearer eyJ...`), when the server needs one. */
+  authorization?: string;
+  /** Where the header value came from, for error messages (never the value itself). */
+  authorizationSource?: string;
+  /** Milliseconds a request may take before it is abandoned and tried again. */
+  timeoutMs: number;
+  /** Tries after the first, for one request. */
+  retries: number;
+  /** First backoff; it doubles on each retry (with jitter) up to `maxBackoffMs`. */
+  backoffMs: number;
+  maxBackoffMs: number;
+  /** Longest wait a Retry-After header gets (a server asking for an hour gets this much). */
+  maxRetryAfterMs: number;
+  /** Told before each wait, for the summary's retry count. */
+  onRetry?: (why: string, waitMs: number) => void;
+  /** For tests: how to wait (default setTimeout). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface Answer {
+  status: number;
+  /** The parsed JSON body, when there is one. */
+  body: unknown;
+  /** The body as text (for messages when it is not JSON). */
+  text: string;
+}
+
+/** Statuses a later try may turn into success: the server is busy, overloaded or failing for a while. */
+export const isRetryable = (status: number): boolean =>
+  status === 408 || status === 425 || status === 429 || status >= 500;
+
+const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Retry-After as milliseconds: delay-seconds or an HTTP date (RFC 9110 10.2.3); undefined when absent. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (header === null || header.trim() === "") return undefined;
+  const value = header.trim();
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+export class FhirClient {
+  /** How the client waits between tries (options.sleep, or a timer). */
+  readonly sleep: (ms: number) => Promise<void>;
+  constructor(readonly options: ClientOptions) {
+    this.sleep = options.sleep ?? defaultSleep;
+  }
+
+  /**
+   * POSTs `body` (a Bundle as JSON text) to the base URL until an answer that is not worth retrying comes;
+   * throws an AppError (503) when the tries are used up.
+   */
+  async postBundle(body: string): Promise<Answer> {
+    const o = this.options;
+    let last = "";
+    for (let attempt = 0; ; attempt++) {
+      let waitFor: number | undefined;
+      try {
+        const res = await fetch(`${o.base}/`, {
+          method: "POST",
+          headers: this.headers(),
+          body,
+          signal: AbortSignal.timeout(o.timeoutMs),
+        });
+        const text = await res.text();
+        if (!isRetryable(res.status)) return { status: res.status, body: parseBody(text), text };
+        last = `${res.status}${res.statusText ? ` ${res.statusText}` : ""}${describeBody(text)}`;
+        const after = retryAfterMs(res.headers.get("retry-after"));
+        if (after !== undefined) waitFor = Math.min(after, o.maxRetryAfterMs);
+      } catch (err) {
+        last = failureText(err, o.timeoutMs);
+      }
+      if (attempt >= o.retries) {
+        throw new AppError(
+          503,
+          "fhir_server_unavailable",
+          `the FHIR server at ${o.base} did not accept a Bundle after ${attempt + 1} tries (last: ${last})`,
+        );
+      }
+      const wait = waitFor ?? this.backoff(attempt);
+      o.onRetry?.(last, wait);
+      await this.sleep(wait);
+    }
+  }
+
+  /** Exponential backoff with full jitter, so that many writers do not come back at the same moment. */
+  backoff(attempt: number): number {
+    const o = this.options;
+    const cap = Math.min(o.maxBackoffMs, o.backoffMs * 2 ** attempt);
+    return Math.round(cap / 2 + (Math.random() * cap) / 2);
+  }
+
+  private headers(): Record<string, string> {
+    const h: Record<string, string> = {
+      "content-type": "application/fhir+json",
+      accept: "application/fhir+json",
+      // The response Bundle then lists statuses and locations, not every resource again.
+      prefer: "return=minimal",
+    };
+    if (this.options.authorization !== undefined) h.authorization = this.options.authorization;
+    return h;
+  }
+}
+
+function parseBody(text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `: <diagnostics>` of an OperationOutcome body, or the start of a text body, for messages. */
+function describeBody(text: string): string {
+  const body = parseBody(text);
+  const o = outcomeText(body);
+  if (o) return `: ${o}`;
+  const plain = text.trim().slice(0, 200);
+  return plain ? `: ${plain}` : "";
+}
+
+function failureText(err: unknown, timeoutMs: number): string {
+  const e = err as Error & { cause?: { code?: string; message?: string } };
+  if (e.name === "TimeoutError" || e.name === "AbortError") return `no answer within ${timeoutMs / 1000} s`;
+  const cause = e.cause?.code ?? e.cause?.message;
+  return cause ? `${e.message} (${cause})` : e.message;
+}
+
+interface OutcomeIssue {
+  severity?: string;
+  code?: string;
+  diagnostics?: string;
+  details?: { text?: string };
+  expression?: string[];
+  location?: string[];
+}
+
+/**
+ * The error and fatal issues of an OperationOutcome as one line (`invalid: Invalid date (Patient.birthDate);
+ * ...`), or "" when `body` is none or has none.
+ */
+export function outcomeText(body: unknown): string {
+  const o = body as { resourceType?: unknown; issue?: OutcomeIssue[] } | undefined;
+  if (o?.resourceType !== "OperationOutcome" || !Array.isArray(o.issue)) return "";
+  const serious = o.issue.filter((i) => i.severity === "error" || i.severity === "fatal");
+  return (serious.length > 0 ? serious : o.issue)
+    .map((i) => {
+      const text = i.diagnostics ?? i.details?.text ?? "";
+      const where = i.expression ?? i.location;
+      return `${i.code ?? "error"}: ${text}${where && where.length > 0 ? ` (${where.join(", ")})` : ""}`;
+    })
+    .join("; ");
+}

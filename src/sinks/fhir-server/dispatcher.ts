@@ -1,0 +1,105 @@
+// Sends Bundles several at a time, in order where order matters: a Bundle that writes a resource an earlier
+// Bundle still in flight writes (the same Patient in two messages) waits for it, and so does every Bundle
+// after it (first in, first out), so the server applies them in input order. The queue is bounded: `submit`
+// waits while it is full, which holds the pipeline back instead of holding its output in memory.
+import type { Outgoing } from "./bundles.js";
+import type { Delivery } from "./sender.js";
+
+export interface DispatcherOptions<O> {
+  /** Bundles in flight at once. */
+  concurrency: number;
+  deliver: (out: Outgoing<O>) => Promise<Delivery<O>>;
+  /** Told of each Bundle's outcome, in completion order. */
+  delivered: (out: Outgoing<O>, delivery: Delivery<O>) => void;
+}
+
+export class Dispatcher<O> {
+  private readonly queue: Outgoing<O>[] = [];
+  private readonly busy = new Map<string, number>();
+  private inFlight = 0;
+  private failure: unknown;
+  private wakeSubmit: (() => void) | undefined;
+  private wakeDrain: (() => void) | undefined;
+
+  constructor(private readonly options: DispatcherOptions<O>) {}
+
+  /** Queues a Bundle; resolves once there is room for the next. Throws the failure that stopped sending. */
+  async submit(out: Outgoing<O>): Promise<void> {
+    if (this.failure !== undefined) throw this.failure;
+    this.queue.push(out);
+    this.pump();
+    while (this.queue.length >= this.options.concurrency && this.failure === undefined) {
+      await new Promise<void>((resolve) => {
+        this.wakeSubmit = resolve;
+      });
+    }
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  /** Waits until every queued Bundle has its outcome; throws the failure that stopped sending, if any. */
+  async drain(): Promise<void> {
+    while ((this.queue.length > 0 || this.inFlight > 0) && this.failure === undefined) {
+      await new Promise<void>((resolve) => {
+        this.wakeDrain = resolve;
+      });
+    }
+    if (this.failure !== undefined) {
+      // What was started is let finish, so no request is cut off mid-way.
+      while (this.inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          this.wakeDrain = resolve;
+        });
+      }
+      throw this.failure;
+    }
+  }
+
+  /** Forgets the Bundles not yet sent (a stopped run) and returns their entries; those in flight finish. */
+  discard(): number {
+    const n = this.queue.reduce((sum, o) => sum + o.entries.length, 0);
+    this.queue.length = 0;
+    this.wake();
+    return n;
+  }
+
+  private pump(): void {
+    while (this.failure === undefined && this.inFlight < this.options.concurrency) {
+      const head = this.queue[0];
+      if (head === undefined || head.keys.some((k) => this.busy.has(k))) return;
+      this.queue.shift();
+      this.start(head);
+    }
+  }
+
+  private start(out: Outgoing<O>): void {
+    this.inFlight++;
+    for (const k of out.keys) this.busy.set(k, (this.busy.get(k) ?? 0) + 1);
+    this.options
+      .deliver(out)
+      .then(
+        (delivery) => this.options.delivered(out, delivery),
+        (err: unknown) => {
+          this.failure ??= err;
+        },
+      )
+      .finally(() => {
+        this.inFlight--;
+        for (const k of out.keys) {
+          const n = (this.busy.get(k) ?? 1) - 1;
+          if (n === 0) this.busy.delete(k);
+          else this.busy.set(k, n);
+        }
+        this.pump();
+        this.wake();
+      });
+  }
+
+  private wake(): void {
+    const s = this.wakeSubmit;
+    const d = this.wakeDrain;
+    this.wakeSubmit = undefined;
+    this.wakeDrain = undefined;
+    s?.();
+    d?.();
+  }
+}
