@@ -18,11 +18,25 @@ export const nonEmpty = <T extends Record<string, unknown>>(o: T): T | undefined
 
 const list = (...xs: string[]): string[] => xs.filter((x) => x !== "");
 
-/** An HD's universal id & type as an Identifier system: `urn:oid:` for ISO, the URI for URI/URL, `urn:uuid:`. */
+const OID = /^[0-2](\.(0|[1-9][0-9]*))+$/;
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+/** An absolute URI with no whitespace (FHIR `uri`/`url` allow no spaces; a bare name is no URL). */
+const ABSOLUTE_URI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$/;
+
+/** The one rule for a FHIR `url`/`uri` written from free text: an absolute URI without whitespace. */
+export const isAbsoluteUri = (s: string): boolean => ABSOLUTE_URI.test(s);
+
+/**
+ * An HD's universal id & type as a URI (an Identifier system, a MessageHeader endpoint), by the IG's HD rules:
+ * ISO -> `urn:oid:`, UUID -> `urn:uuid:`, URI/URL as written. Only a value of the kind it claims: an "ISO" id
+ * that is no OID (`1.Edu`) or a "URI" with spaces gives none, rather than a system that says something false.
+ */
 export function hdSystem(universal: string, kind: string): string | undefined {
-  if (universal && kind === "ISO") return `urn:oid:${universal}`;
-  if (universal && /^(URI|URL)$/.test(kind)) return universal;
-  if (universal && kind === "UUID") return `urn:uuid:${universal}`;
+  if (!universal) return undefined;
+  if (kind === "ISO") return OID.test(universal) ? `urn:oid:${universal}` : undefined;
+  if (kind === "UUID" || kind === "GUID")
+    return UUID.test(universal) ? `urn:uuid:${universal.toLowerCase()}` : undefined;
+  if (kind === "URI" || kind === "URL") return isAbsoluteUri(universal) ? universal : undefined;
   return undefined;
 }
 
@@ -67,9 +81,12 @@ export function locationDisplay(c: Components): string {
 
 export type Part = "reference" | "name" | "identifier" | "display" | "uri";
 
-/** HD: namespace ^ universal id ^ universal id type: as a URI (`urn:oid:`, the URI, `urn:uuid:`, else the namespace). */
+/**
+ * HD: namespace ^ universal id ^ universal id type, as a URI (`urn:oid:`, `urn:uuid:`, the URI). A namespace
+ * alone (`GHH LAB, INC.`, `ADTApp`) is a name, not an address: no URI (the crossmap then says why it is absent).
+ */
 export function hdUri(c: Components): string | undefined {
-  return hdSystem(at(c, 2), at(c, 3)) ?? (at(c, 1) || undefined);
+  return hdSystem(at(c, 2), at(c, 3));
 }
 
 export function composite(format: "XCN" | "XON" | "PL" | "EI" | "HD", part: Part = "reference") {

@@ -1,12 +1,13 @@
 // hl7v2_field: reads an HL7 v2 field (ER7 text with the standard ^ & ~ delimiters, a component array, or a
 // value the ER7 reader already split with the message's own delimiters) and renders it by its data type:
-// ST/NM/DT/TS/CX/XPN/XAD/XTN/CWE (CE, CNE), NM + units as a Quantity.
+// ST/NM/DT/TS/CX/XPN/XAD/XTN/CWE (CE, CNE), NM + units as a Quantity, ED/RP as an Attachment.
 import type { Getter } from "../crossmap/paths.js";
 import type { SourceRecord } from "../crossmap/types.js";
 import { type ConfigOf, lazySchema } from "../crossmap/validation.js";
 import { toFloat } from "./casts.js";
 import { compileDateConverter } from "./date-convert.js";
 import { describeValue } from "./describe.js";
+import { edAttachment, rpAttachment } from "./hl7v2-attachment.js";
 import { at, type Components, composite, nonEmpty, type Part } from "./hl7v2-composites.js";
 import { er7Split, isEr7Record } from "./hl7v2-value.js";
 import { degrade, fail, type TransformDefinition, Unmappable } from "./types.js";
@@ -108,6 +109,8 @@ const FORMATS = [
   "CQ",
   "DR",
   "HD",
+  "ED",
+  "RP",
 ] as const;
 
 const config = lazySchema((z) =>
@@ -167,6 +170,9 @@ type Config = ConfigOf<typeof config>;
 
 type Render = (c: Components, record: SourceRecord) => unknown;
 
+/** How a user of the HL7 v2 reader gives the offset of times sent without one. */
+const HINT = "--assume-timezone";
+
 /** `--assume-timezone` of an HL7 v2 run: the reader puts it on every record as `$ctx.timezone`. */
 function runTimezone(record: SourceRecord): string | undefined {
   const ctx = (record as { $ctx?: { timezone?: unknown } }).$ctx;
@@ -190,6 +196,33 @@ function systemResolver(systems: Record<string, string> = {}): (name: string) =>
       if (name.length > p.length && name.startsWith(p)) return uri.replace("*", name.slice(p.length));
     }
     return undefined;
+  };
+}
+
+/**
+ * A TS/DTM/DT converter into a FHIR date, dateTime or instant. The run's --assume-timezone travels on the
+ * ER7 reader's record context; a field's own assume_timezone wins over it.
+ */
+function timeConverter(
+  type: "date" | "dateTime" | "instant",
+  cfg: Config,
+): (v: string, record: SourceRecord) => unknown {
+  const convert = compileDateConverter({
+    type,
+    timezone_hint: HINT,
+    ...(cfg.assume_timezone ? { assume_timezone: cfg.assume_timezone } : {}),
+  });
+  if (cfg.assume_timezone) return (v) => convert(v);
+  const byZone = new Map<string, (v: unknown) => unknown>();
+  return (v, record) => {
+    const zone = runTimezone(record);
+    if (zone === undefined) return convert(v);
+    let zoned = byZone.get(zone);
+    if (zoned === undefined) {
+      zoned = compileDateConverter({ type, assume_timezone: zone, timezone_hint: HINT });
+      if (byZone.size < 16) byZone.set(zone, zoned);
+    }
+    return zoned(v);
   };
 }
 
@@ -262,25 +295,8 @@ function renderer(cfg: Config, unitField: Getter | undefined): Render {
     case "DT":
     case "DTM":
     case "TS": {
-      const type = cfg.type ?? (cfg.format === "DT" ? "date" : "dateTime");
-      const convert = compileDateConverter({
-        type,
-        ...(cfg.assume_timezone ? { assume_timezone: cfg.assume_timezone } : {}),
-      });
-      if (cfg.assume_timezone) return (c) => convert(at(c, comp, sub));
-      // The run's --assume-timezone travels on the ER7 reader's record context; a field's own
-      // assume_timezone wins over it.
-      const byZone = new Map<string, (v: unknown) => unknown>();
-      return (c, record) => {
-        const zone = runTimezone(record);
-        if (zone === undefined) return convert(at(c, comp, sub));
-        let zoned = byZone.get(zone);
-        if (zoned === undefined) {
-          zoned = compileDateConverter({ type, assume_timezone: zone });
-          if (byZone.size < 16) byZone.set(zone, zoned);
-        }
-        return zoned(at(c, comp, sub));
-      };
+      const convert = timeConverter(cfg.type ?? (cfg.format === "DT" ? "date" : "dateTime"), cfg);
+      return (c, record) => convert(at(c, comp, sub), record);
     }
     case "CX": {
       const typeCodes = cfg.identifier_types ? new Set(cfg.identifier_types) : undefined;
@@ -413,15 +429,19 @@ function renderer(cfg: Config, unitField: Getter | undefined): Render {
       };
     }
     case "DR": {
-      const convert = compileDateConverter({ type: cfg.type ?? "dateTime" });
-      return (c) => {
-        const start = at(c, 1) ? convert(at(c, 1)) : undefined;
-        const end = at(c, 2) ? convert(at(c, 2)) : undefined;
+      const convert = timeConverter(cfg.type ?? "dateTime", cfg);
+      return (c, record) => {
+        const start = at(c, 1) ? convert(at(c, 1), record) : undefined;
+        const end = at(c, 2) ? convert(at(c, 2), record) : undefined;
         const bad = [start, end].find((x) => x instanceof Unmappable) as Unmappable | undefined;
         if (bad) return bad;
         return nonEmpty({ start: start as string | undefined, end: end as string | undefined });
       };
     }
+    case "ED":
+      return edAttachment;
+    case "RP":
+      return rpAttachment;
     default:
       return (c) => at(c, comp, sub);
   }

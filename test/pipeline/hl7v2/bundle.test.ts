@@ -51,7 +51,16 @@ describe("an ADT^A01 with custom delimiters as a transaction Bundle", () => {
             resourceType: "MessageHeader",
             id: id(1),
             eventCoding: { system: "http://terminology.hl7.org/CodeSystem/v2-0003", code: "A01" },
-            source: { endpoint: "APP", name: "APP", version: "2.5.1" },
+            // A namespace alone is no URL: the required endpoint is marked unknown, as the IG says.
+            source: {
+              name: "APP",
+              _endpoint: {
+                extension: [
+                  { url: "http://hl7.org/fhir/StructureDefinition/data-absent-reason", valueCode: "unknown" },
+                ],
+              },
+              version: "2.5.1",
+            },
             sender: { display: "FAC" },
             focus: [{ reference: url(3) }],
           },
