@@ -150,6 +150,18 @@ const config = lazySchema((z) =>
       type: z.enum(["date", "dateTime", "instant"]).optional(),
       /** CWE/CE/CNE: the system of a coding whose coding-system name (component 3 or 6) is empty. */
       default_system: z.string().min(1).optional(),
+      /**
+       * CWE/CE/CNE: the names of local coding systems (HL7 table 0396: `L`, `99*`): a coding of one keeps its
+       * code without a system, and the warning says the system is local rather than unknown.
+       */
+      local_systems: z.array(z.string().min(1)).optional(),
+      /**
+       * CWE/CE/CNE: the codes (-> display) the system of `default_system`/`systems` has, where a field's
+       * value set is short and fixed (the OMB race categories): any other code is written without a system,
+       * with a warning, rather than as a code that system does not have. A listed code sent without a
+       * display gets the listed one.
+       */
+      codes: z.record(z.string(), z.string()).optional(),
       assume_timezone: z.string().min(1).optional(),
       /**
        * CX: the codes of HL7 table 0203 (identifier type). A CX-5 among them is a v2-0203 coding; any other
@@ -179,6 +191,13 @@ function runTimezone(record: SourceRecord): string | undefined {
   return ctx !== null && typeof ctx === "object" && typeof ctx.timezone === "string"
     ? ctx.timezone
     : undefined;
+}
+
+/** Whether a name is one of `names` (a name ending in `*` matches by prefix: "99*" matches "99ABC"). */
+function nameMatcher(names: readonly string[]): (name: string) => boolean {
+  const exact = new Set(names.filter((n) => !n.endsWith("*")));
+  const prefixes = names.filter((n) => n.endsWith("*")).map((n) => n.slice(0, -1));
+  return (name) => exact.has(name) || prefixes.some((p) => name.length > p.length && name.startsWith(p));
 }
 
 /** Coding-system name -> URI, exact keys first, then `prefix*` keys. */
@@ -379,28 +398,43 @@ function renderer(cfg: Config, unitField: Getter | undefined): Render {
     case "CE":
     case "CNE": {
       const systemOf = systemResolver(cfg.systems);
+      const isLocal = nameMatcher(cfg.local_systems ?? []);
+      const listed = cfg.codes ? new Map(Object.entries(cfg.codes)) : undefined;
       return (c) => {
         const codings: Record<string, string>[] = [];
         const unknown: string[] = [];
-        for (const [code, display, name] of [
+        const local: string[] = [];
+        const unlisted: string[] = [];
+        // IG CWE[CodeableConcept]: the three triplets (CWE-1..3, 4..6, 10..12) are codings 1..3.
+        for (const [code, shown, name] of [
           [at(c, 1), at(c, 2), at(c, 3)],
           [at(c, 4), at(c, 5), at(c, 6)],
+          [at(c, 10), at(c, 11), at(c, 12)],
         ] as const) {
           if (!code) continue;
-          const system = name ? systemOf(name) : cfg.default_system;
-          if (name && !system) unknown.push(name);
-          const coding = nonEmpty({ system, code, display }) as Record<string, string>;
-          codings.push(coding);
+          let system = name ? systemOf(name) : cfg.default_system;
+          if (name && !system) (isLocal(name) ? local : unknown).push(name);
+          let display = shown;
+          if (system !== undefined && listed !== undefined) {
+            // A code the system does not have is not written under it (a sender's local race "1").
+            const known = listed.get(code);
+            if (known === undefined) {
+              unlisted.push(`"${code}" is not among the codes this field takes from ${system}`);
+              system = undefined;
+            } else if (!display) display = known;
+          }
+          codings.push(nonEmpty({ system, code, display }) as Record<string, string>);
         }
         const text = at(c, 9) || (codings.length === 0 ? at(c, 2) : "");
         const out = cfg.part === "coding" ? codings[0] : nonEmpty({ coding: codings, text });
-        if (out && unknown.length > 0) {
-          return degrade(
-            out,
-            "unmapped_value",
-            `coding system ${unknown.map((u) => `"${u}"`).join(", ")} has no URI in systems; coding written without system`,
-          );
-        }
+        if (out === undefined) return out;
+        const why = [
+          ...unknown.map((u) => `coding system "${u}" has no URI in systems`),
+          ...local.map((u) => `coding system "${u}" is a local one (HL7 table 0396: L, 99zzz)`),
+          ...unlisted,
+        ];
+        if (why.length > 0)
+          return degrade(out, "unmapped_value", `${why.join("; ")}; coding written without system`);
         return out;
       };
     }

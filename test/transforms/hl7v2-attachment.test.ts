@@ -4,7 +4,7 @@ import { transformer } from "../helpers.js";
 
 const ed = transformer("hl7v2_field", { format: "ED" });
 const rp = transformer("hl7v2_field", { format: "RP" });
-const issues = (r: { issues: { code: string; severity: string; message: string }[] }) =>
+const issues = (r: { issues: readonly { code: string; severity: string; message: string }[] }) =>
   r.issues.map((i) => [i.code, i.severity, i.message]);
 
 describe("hl7v2_field ED (IG ED[Attachment]): ED-5 becomes valid base64 by ED-4, or nothing", () => {
