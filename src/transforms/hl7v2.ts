@@ -464,12 +464,19 @@ function renderer(cfg: Config, unitField: Getter | undefined): Render {
     }
     case "DR": {
       const convert = timeConverter(cfg.type ?? "dateTime", cfg);
+      // Each end is converted alone: a half that could not be is left out (or kept cut to its date) and named.
       return (c, record) => {
-        const start = at(c, 1) ? convert(at(c, 1), record) : undefined;
-        const end = at(c, 2) ? convert(at(c, 2), record) : undefined;
-        const bad = [start, end].find((x) => x instanceof Unmappable) as Unmappable | undefined;
-        if (bad) return bad;
-        return nonEmpty({ start: start as string | undefined, end: end as string | undefined });
+        const halves = [at(c, 1), at(c, 2)].map((v) => (v ? convert(v, record) : undefined));
+        const problems = halves.filter((x): x is Unmappable => x instanceof Unmappable);
+        const [start, end] = halves.map((x) => (x instanceof Unmappable ? x.fallback : x)) as (
+          | string
+          | undefined
+        )[];
+        const period = nonEmpty({ start, end });
+        if (problems.length === 0) return period;
+        const first = problems[0] as Unmappable;
+        const message = problems.map((p) => p.message).join("; ");
+        return period ? degrade(period, first.code, message) : fail(first.code, message);
       };
     }
     case "ED":

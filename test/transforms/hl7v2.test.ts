@@ -275,6 +275,18 @@ describe("hl7v2_field extensions", () => {
     expect(t("20230814022400.5", { $ctx: { timezone: "-05:00" } }).out).toBe("2023-08-14T02:24:00.5-05:00");
     expect(t("20230814", { $ctx: { timezone: "Z" } }).out).toBeUndefined();
   });
+  it("DR converts each half alone: a time without an offset is cut to its date and named, never written as a bare string", () => {
+    const t = transformer("hl7v2_field", { format: "DR" });
+    const r = t("2023081402^20230815");
+    expect(r.out).toEqual({ start: "2023-08-14", end: "2023-08-15" });
+    expect(r.issues.map((i) => [i.code, i.severity])).toEqual([["precision_reduced", "warning"]]);
+    expect(t("2023081402").out).toEqual({ start: "2023-08-14" });
+    // As fhir_period: an invalid half is left out with a warning; nothing valid, an error.
+    const half = t("junk^20230815");
+    expect(half.out).toEqual({ end: "2023-08-15" });
+    expect(half.issues.map((i) => [i.code, i.severity])).toEqual([["invalid_date", "warning"]]);
+    expect(t("junk^").issues.map((i) => [i.code, i.severity])).toEqual([["invalid_date", "error"]]);
+  });
   it("DR takes the run's --assume-timezone too", () => {
     const t = transformer("hl7v2_field", { format: "DR" });
     expect(t("20230814022400^20230815", { $ctx: { timezone: "+01:00" } }).out).toEqual({
