@@ -40,9 +40,35 @@ export function hdSystem(universal: string, kind: string): string | undefined {
   return undefined;
 }
 
+/** The run's site table (`--identifier-systems`), which the ER7 reader puts on every record's context. */
+function siteTable(record: object | undefined): ReadonlyMap<string, string> | undefined {
+  const ctx = (record as { $ctx?: { identifier_systems?: unknown } } | undefined)?.$ctx;
+  const table = ctx?.identifier_systems;
+  return table instanceof Map ? (table as ReadonlyMap<string, string>) : undefined;
+}
+
+/**
+ * The Identifier.system of an assigning authority (HD namespace ^ universal id ^ type): what the message says
+ * (its universal id, by the IG's HD rules), else what the site table says for `<identifier type>^<namespace>`
+ * or the namespace alone; else none.
+ */
+export function authoritySystem(
+  record: object | undefined,
+  namespace: string,
+  universal: string,
+  kind: string,
+  type = "",
+): string | undefined {
+  const own = hdSystem(universal, kind);
+  if (own !== undefined || namespace === "") return own;
+  const table = siteTable(record);
+  if (table === undefined) return undefined;
+  return (type !== "" ? table.get(`${type}^${namespace}`) : undefined) ?? table.get(namespace);
+}
+
 /** EI: entity id ^ namespace ^ universal id ^ universal id type -> Identifier. */
-export function entityIdentifier(c: Components): Record<string, unknown> | undefined {
-  const system = hdSystem(at(c, 3), at(c, 4));
+export function entityIdentifier(c: Components, record?: object): Record<string, unknown> | undefined {
+  const system = authoritySystem(record, at(c, 2), at(c, 3), at(c, 4));
   const assigner = !system && at(c, 2) ? { display: at(c, 2) } : undefined;
   return nonEmpty({ system, value: at(c, 1), assigner });
 }
@@ -57,8 +83,9 @@ export function personName(c: Components): Record<string, unknown> | undefined {
   });
 }
 
-export function personIdentifier(c: Components): Record<string, unknown> | undefined {
-  const system = hdSystem(at(c, 9, 2), at(c, 9, 3));
+/** XCN-1 with its assigning authority (XCN-9) and identifier type (XCN-13). */
+export function personIdentifier(c: Components, record?: object): Record<string, unknown> | undefined {
+  const system = authoritySystem(record, at(c, 9), at(c, 9, 2), at(c, 9, 3), at(c, 13));
   const assigner = !system && at(c, 9) ? { display: at(c, 9) } : undefined;
   return at(c, 1) ? nonEmpty({ system, value: at(c, 1), assigner }) : undefined;
 }
@@ -67,9 +94,9 @@ const personDisplay = (c: Components): string =>
   list(at(c, 6), at(c, 3), at(c, 4), at(c, 2), at(c, 5)).join(" ") || at(c, 1);
 
 /** XON: name ^ type ^ id (3) ^ ... ^ assigning authority (HD, 6) ^ ... ^ organization identifier (10). */
-export function organizationIdentifier(c: Components): Record<string, unknown> | undefined {
+export function organizationIdentifier(c: Components, record?: object): Record<string, unknown> | undefined {
   const value = at(c, 10) || at(c, 3);
-  const system = hdSystem(at(c, 6, 2), at(c, 6, 3));
+  const system = authoritySystem(record, at(c, 6), at(c, 6, 2), at(c, 6, 3), at(c, 7));
   return value ? nonEmpty({ system, value }) : undefined;
 }
 
@@ -90,10 +117,10 @@ export function hdUri(c: Components): string | undefined {
 }
 
 export function composite(format: "XCN" | "XON" | "PL" | "EI" | "HD", part: Part = "reference") {
-  return (c: Components): unknown => {
+  return (c: Components, record?: object): unknown => {
     switch (format) {
       case "EI":
-        return entityIdentifier(c);
+        return entityIdentifier(c, record);
       case "HD": {
         if (part === "uri") return hdUri(c);
         if (part === "identifier") {
@@ -110,14 +137,14 @@ export function composite(format: "XCN" | "XON" | "PL" | "EI" | "HD", part: Part
       }
       case "XCN": {
         if (part === "name") return personName(c);
-        if (part === "identifier") return personIdentifier(c);
+        if (part === "identifier") return personIdentifier(c, record);
         if (part === "display") return personDisplay(c) || undefined;
-        return nonEmpty({ identifier: personIdentifier(c), display: personDisplay(c) });
+        return nonEmpty({ identifier: personIdentifier(c, record), display: personDisplay(c) });
       }
       case "XON": {
         if (part === "name" || part === "display") return at(c, 1) || undefined;
-        if (part === "identifier") return organizationIdentifier(c);
-        return nonEmpty({ identifier: organizationIdentifier(c), display: at(c, 1) });
+        if (part === "identifier") return organizationIdentifier(c, record);
+        return nonEmpty({ identifier: organizationIdentifier(c, record), display: at(c, 1) });
       }
       case "PL": {
         const display = locationDisplay(c);

@@ -8,7 +8,7 @@ import { toFloat } from "./casts.js";
 import { compileDateConverter } from "./date-convert.js";
 import { describeValue } from "./describe.js";
 import { edAttachment, rpAttachment } from "./hl7v2-attachment.js";
-import { at, type Components, composite, nonEmpty, type Part } from "./hl7v2-composites.js";
+import { at, authoritySystem, type Components, composite, nonEmpty, type Part } from "./hl7v2-composites.js";
 import { er7Split, isEr7Record } from "./hl7v2-value.js";
 import { degrade, fail, type TransformDefinition, Unmappable } from "./types.js";
 import { isUcum } from "./ucum.js";
@@ -319,16 +319,11 @@ function renderer(cfg: Config, unitField: Getter | undefined): Render {
     }
     case "CX": {
       const typeCodes = cfg.identifier_types ? new Set(cfg.identifier_types) : undefined;
-      return (c) => {
-        const universal = at(c, 4, 2);
-        const kind = at(c, 4, 3);
-        const system =
-          universal && kind === "ISO"
-            ? `urn:oid:${universal}`
-            : universal && /^(URI|URL)$/.test(kind)
-              ? universal
-              : undefined;
+      return (c, record) => {
         const code = at(c, 5);
+        // IG CX[Identifier]: CX-4's universal id is the system, else the site table's system for the
+        // namespace (and CX-5 type); the namespace names the assigner.
+        const system = authoritySystem(record, at(c, 4, 1), at(c, 4, 2), at(c, 4, 3), code);
         const type = cfg.identifier_type
           ? nonEmpty({
               coding: [

@@ -13,7 +13,9 @@ import type {
   TargetRecord,
 } from "../../crossmap/types.js";
 import { deriveId } from "../../transforms/derived-id.js";
+import type { IdentifierSystems } from "./identifier-systems.js";
 import type { Hl7Message, SegmentContext } from "./message.js";
+import { messageIdentifier } from "./message-identifier.js";
 
 export type BundleType = "collection" | "transaction" | "message";
 
@@ -272,6 +274,8 @@ function settle(plan: GatherPlan, items: GatherItem<Produced>[], out: Collected)
 export interface BundleOptions {
   /** `--strict-segments`: a segment the crossmap does not map is an error, not a warning. */
   strictSegments?: boolean;
+  /** `--identifier-systems`: names the sender's system in Bundle.identifier when the message does not. */
+  identifierSystems?: IdentifierSystems;
 }
 
 /**
@@ -387,7 +391,12 @@ export function messageToBundle(
       });
     }
   }
-  const bundle: TargetRecord = { resourceType: "Bundle", id: msg.id, type };
+  const bundle: TargetRecord = { resourceType: "Bundle", id: msg.id };
+  // The message's control id, in its sender's system (IG MSH[Bundle]), so a receiver can tell one message
+  // from another and a resent one from a new one.
+  const identifier = msg.segments[0] && messageIdentifier(msg.segments[0], options.identifierSystems);
+  if (identifier) bundle.identifier = identifier;
+  bundle.type = type;
   if (entries.length > 0) bundle.entry = entries;
   return { bundle, resources, targets, issues, unmapped, incomplete };
 }
