@@ -1,10 +1,14 @@
 // Transaction Bundles a server applies idempotently: every entry is `PUT <Type>/<id>` to an id that, for a
 // patient, visit, doctor or order, comes from its business identifiers, so two messages about one patient
 // update one Patient; references inside a Bundle name the final ids and all resolve.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { TargetRecord } from "../../../src/crossmap/types.js";
+import { convertText } from "../../../src/pipeline/hl7v2/index.js";
 import { fhirProblems } from "../../support/fhir.js";
-import { issueLines, mapMessage } from "../../support/hl7v2.js";
+import { hl7v2Crossmap, issueLines, mapMessage } from "../../support/hl7v2.js";
+import { FIXTURES_DIR } from "../../support/omop.js";
 
 const MSH = (type: string, id: string, app = "ADT1", facility = "GOOD HEALTH HOSPITAL") =>
   `MSH|^~\\&|${app}|${facility}|||20230814022400+0200||${type}|${id}|P|2.5.1`;
@@ -143,5 +147,43 @@ describe("--bundle transaction", () => {
     expect((m.of("DiagnosticReport")[0] as { result: unknown[] }).result).toEqual([
       { reference: `urn:uuid:${m.of("Observation")[0]?.id}` },
     ]);
+  });
+
+  it("over the 22 samples: one Patient per patient, one Encounter per visit, no Type/id twice in a Bundle", async () => {
+    const dir = join(FIXTURES_DIR, "hl7v2", "samples");
+    const crossmap = await hl7v2Crossmap();
+    const bundles: TargetRecord[] = [];
+    for (const f of readdirSync(dir).filter((n) => n.endsWith(".hl7")))
+      for (const r of convertText(readFileSync(join(dir, f), "utf8"), crossmap, {
+        file: f,
+        bundle: "transaction",
+      }))
+        if (r.ok) bundles.push(r.bundle);
+    expect(bundles.length).toBe(22);
+    // A server refuses a transaction that writes one Type/id twice (Medplum does): duplicates are merged.
+    for (const b of bundles) {
+      const urls = entries(b).map((e) => e.request?.url);
+      expect(new Set(urls).size, String(b.id)).toBe(urls.length);
+    }
+    const all = bundles.flatMap(entries).map((e) => e.resource);
+    const ids = (type: string) => new Set(all.filter((r) => r.resourceType === type).map((r) => r.id));
+    // PATID1234 (with its assigning authority) is in 15 of the messages: one Patient; seven patients in all.
+    expect(ids("Patient").size).toBe(7);
+    const holding = new Map<string, Set<unknown>>();
+    for (const r of all.filter((x) => x.resourceType === "Encounter"))
+      for (const i of (r.identifier ?? []) as { value: string }[])
+        holding.set(i.value, (holding.get(i.value) ?? new Set()).add(r.id));
+    // PV1-19 visit numbers (and 50, the PV1-50 alternate visit id that goes with 40007716).
+    expect(new Map([...holding].map(([v, s]) => [v, s.size]))).toEqual(
+      new Map([
+        ["40007716", 1],
+        ["50", 1],
+        ["0123456789", 1],
+        ["1234", 1],
+        ["10000001", 1],
+        ["5001", 1],
+      ]),
+    );
+    expect(ids("Encounter").size).toBe(6);
   });
 });
