@@ -83,6 +83,7 @@ export const REASONS = [
   { type: "Device", path: "deviceName.type", kind: "crossmap", why: "AIG-3 (the equipment booked) is the device's user-friendly name; Microsoft writes model-name" },
   { type: "Specimen", path: "identifier.value", kind: "gap", why: "SPM-31/32 (v2.8 accession and other specimen ids) are not mapped" },
   { type: "Specimen", path: "condition.coding.display", kind: "Microsoft", why: "Microsoft repeats the code as the display of codings sent without a text" },
+  { type: "Specimen", path: "identifier.system", kind: "IG", why: "IG HD rules: an OID system only for a universal id of type ISO; SPM-32's is CLIP, so the crossmap writes no urn:oid: for it (Microsoft does)" },
 ];
 
 /** Flattens a resource to `path -> [values]`, array indices dropped, extensions named by their url's tail. */

@@ -47,6 +47,7 @@ interface MapFlags extends FhirServerFlags {
   format?: InputFormat | "hl7v2";
   bundle?: string;
   assumeTimezone?: string;
+  identifierSystems?: string;
   strictSegments?: boolean;
   workers: number;
   output?: string;
@@ -103,6 +104,10 @@ export function registerMap(program: Command): void {
     .option(
       "--assume-timezone <offset>",
       "with --format hl7v2: the offset (Z, +02:00) of times sent without one; default: such times keep only their date",
+    )
+    .option(
+      "--identifier-systems <file>",
+      "with --format hl7v2: a YAML map of local assigning-authority namespace ids (HCD, MR^GOOD HEALTH HOSPITAL) to identifier system URIs",
     )
     .option(
       "--strict-segments",

@@ -9,6 +9,7 @@ import {
   type TransformCompiler,
 } from "./conditions.js";
 import { flattenConstants } from "./constants.js";
+import { compileIdentity, type Identity } from "./identity.js";
 import type { CompiledConstant, CompiledField } from "./mapper.js";
 import type { OutputSpec } from "./outputs.js";
 import {
@@ -51,6 +52,8 @@ export interface OutputState {
   env: GetterEnv;
   when?: Predicate;
   id?: (scope: SourceRecord) => string | number | bigint | undefined;
+  /** With `id.identity`: the id and whether it fell back (id is derived from it). */
+  identity?: (scope: SourceRecord) => Identity;
   gatherKey?: (scope: SourceRecord) => string | undefined;
   into?: ((scope: SourceRecord) => string | undefined)[];
   /** Source paths conditions of the output read. */
@@ -210,11 +213,36 @@ export function compileOutputRules(
     const p = compileCondition(doc.when, [...at, "when"], { ...cond, env: state.env, reads: state.reads });
     if (p) state.when = p;
   }
-  if (doc.id !== undefined) {
+  if (doc.id !== undefined && doc.id.identity !== undefined) {
+    const { idOf: _idOf, ...env } = state.env;
+    const identity = compileIdentity(
+      doc.id,
+      state.spec.name,
+      [...at, "id"],
+      (paths, where) => getters(paths, env, where, problems),
+      problems,
+      state.spec.forEach !== undefined,
+      state.spec.sourceEntity,
+    );
+    if (identity) {
+      state.identity = identity;
+      state.id = (s) => identity(s).id;
+    }
+  } else if (doc.id !== undefined) {
     const rule = doc.id;
+    if (rule.source === undefined || rule.fallback !== undefined) {
+      problems.add(
+        [...at, "id"],
+        "invalid_config",
+        rule.source === undefined
+          ? "an id rule needs source (the values it is derived from) or identity (business identifiers)"
+          : "fallback is what an id is when no identity applies: it needs identity",
+      );
+    }
     // An id rule cannot read ids itself.
     const { idOf: _idOf, ...env } = state.env;
-    const gs = getters(rule.source, env, [...at, "id", "source"], problems);
+    const gs =
+      rule.source === undefined ? undefined : getters(rule.source, env, [...at, "id", "source"], problems);
     if (gs) {
       const salt = rule.salt ?? state.spec.name;
       const format = rule.format ?? "uuid";

@@ -286,6 +286,7 @@ function buildMapper(doc: CrossmapDocument, e: EntityState): RecordMapper {
         };
         if (o.when) co.when = o.when;
         if (o.id) co.id = o.id;
+        if (o.identity) co.identity = o.identity;
         if (o.gatherKey) co.gatherKey = o.gatherKey;
         if (o.into) co.into = o.into;
         return co;

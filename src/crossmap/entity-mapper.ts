@@ -4,6 +4,7 @@
 
 import type { Predicate } from "./conditions.js";
 import { fillIn } from "./fill-in.js";
+import type { Identity } from "./identity.js";
 import type { Getter } from "./paths.js";
 import { elementScope } from "./scope.js";
 import type {
@@ -24,6 +25,8 @@ export interface CompiledOutput {
   when?: Predicate;
   build: RecordMapper;
   id?: (scope: SourceRecord) => string | number | bigint | undefined;
+  /** With `id.identity`: the id, and why it is not from a business identifier when it is not. */
+  identity?: (scope: SourceRecord) => Identity;
   /** Only for outputs other outputs gather into. */
   gatherKey?: (scope: SourceRecord) => string | undefined;
   /** The key of each `into` rule, in order: the first present one applies. */
@@ -75,7 +78,15 @@ export function createEntityMapper(parts: EntityMapperParts): RecordMapper {
   ): void => {
     // The id first: the output's own fields read it as `$id` (see idMemo), so it is derived once.
     let id: string | number | bigint | undefined;
-    if (o.id !== undefined) {
+    let fellBack: string | undefined;
+    if (o.identity !== undefined) {
+      const r = o.identity(scope);
+      id = r.id;
+      fellBack = r.fallback;
+      idMemo.scope = scope;
+      idMemo.key = o.key;
+      idMemo.id = id;
+    } else if (o.id !== undefined) {
       id = o.id(scope);
       idMemo.scope = scope;
       idMemo.key = o.key;
@@ -83,6 +94,18 @@ export function createEntityMapper(parts: EntityMapperParts): RecordMapper {
     }
     const r = o.build.map(scope, position);
     idMemo.scope = undefined;
+    // Said only of a record that is complete: one missing a required field is not written anyway.
+    if (fellBack !== undefined && !r.issues.some((i) => i.code === "missing_required")) {
+      issues.push(
+        located(position, {
+          field: sourceEntity,
+          target: `${o.name}.id`,
+          code: "no_identity",
+          severity: "warning",
+          message: `${o.name}: ${fellBack}`,
+        }),
+      );
+    }
     for (const i of r.issues) issues.push(i);
     const out: MapOutput = { output: o.key, entity: o.entity, value: r.value };
     if (o.dedupe) out.dedupe = true;

@@ -63,6 +63,9 @@ function issue(
   return i;
 }
 
+const unconverted = (f: CompiledField, position: Position | undefined): MappingIssue =>
+  issue(f, position, "missing_required", "error", `required field ${f.field} gave no value`);
+
 export function createMapper(parts: MapperParts): RecordMapper {
   const { constants, fields, compact } = parts;
   const nc = constants.length;
@@ -111,11 +114,16 @@ export function createMapper(parts: MapperParts): RecordMapper {
           const written = r.fallback !== undefined ? r.fallback : f.fallback;
           const severity = written === undefined ? "error" : "warning";
           issues = add(issues, issue(f, position, r.code, severity, r.message, v));
-          if (written === undefined) continue;
+          if (written === undefined) {
+            // A required field that gives nothing is as missing as an absent one (the record is incomplete).
+            if (f.required) issues = add(issues, unconverted(f, position));
+            continue;
+          }
           r = written;
         }
         if (isAbsent(r) || (typeof r === "object" && isEmptyObject(r as object))) {
           if (f.fallback !== undefined) f.set(out, f.fallback);
+          else if (f.required) issues = add(issues, unconverted(f, position));
           continue;
         }
         if (!f.set(out, r)) {

@@ -54,12 +54,31 @@ const keyPart = z.union([
 const keyParts = z.union([keyPart, z.array(keyPart).min(1)]);
 export type KeyPart = z.infer<typeof keyPart>;
 
-/** How an output's id is derived: a pure function of these values, the salt and the element index. */
+/**
+ * One business identifier an id may come from: it applies when every `require` path is present; `with` paths
+ * qualify it (an assigning authority, a code; absent ones count as empty).
+ */
+export const IdentityCandidateSchema = z
+  .object({
+    /** Part of the id (default: the candidate's position): candidates of one meaning share a name. */
+    name: z.string().min(1).optional(),
+    require: paths,
+    with: paths.optional(),
+  })
+  .strict();
+
+/**
+ * How an output's id is derived: a pure function of these values, the salt and the element index. With
+ * `identity`, the first applicable candidate gives it, else `source` (derived as without identity) or
+ * `fallback` (a value taken as the id), with a `no_identity` warning.
+ */
 export const IdRuleSchema = z
   .object({
-    source: paths,
+    source: paths.optional(),
     salt: z.string().optional(),
     format: z.enum(["uuid", "integer", "text"]).optional(),
+    identity: z.array(IdentityCandidateSchema).min(1).optional(),
+    fallback: pathString.optional(),
   })
   .strict();
 

@@ -20,7 +20,14 @@ export interface DateConvertOptions {
   input_format?: string;
   /** Offset to use for a time written without one, e.g. "Z" or "+01:00". Without it such a time is cut to its date. */
   assume_timezone?: string;
+  /**
+   * How the user gives that offset, for the issue of a time without one: the HL7 v2 reader's
+   * `--assume-timezone`, else the field's `assume_timezone` (the default).
+   */
+  timezone_hint?: string;
 }
+
+const FIELD_HINT = "the field's assume_timezone";
 
 /** Compiles the options once; throws (a load error) for a bad input_format or assume_timezone. */
 export function compileDateConverter(opts: DateConvertOptions): (v: unknown) => string | Unmappable {
@@ -36,6 +43,7 @@ export function compileDateConverter(opts: DateConvertOptions): (v: unknown) => 
       throw new Error(`assume_timezone "${opts.assume_timezone}" is not Z, UTC or ±hh:mm`);
   }
   const expected = parseCustom ? `the input_format "${opts.input_format}"` : DATE_FORMS;
+  const hint = opts.timezone_hint ?? FIELD_HINT;
   return (v) => {
     const p = parse(v);
     if (!p) return fail("invalid_date", `${describeValue(v)} is not a valid date: expected ${expected}`);
@@ -47,10 +55,18 @@ export function compileDateConverter(opts: DateConvertOptions): (v: unknown) => 
     }
     const offset = p.offset ?? assumed;
     if (offset === undefined) {
+      // An instant is a moment: a date, or a clock reading of unknown offset, is none (FHIR R4 instant
+      // needs the full time and its offset), so nothing is written. A dateTime may be a date alone.
+      if (type === "instant") {
+        return fail(
+          "invalid_date",
+          `${describeValue(v)} has a time but no timezone offset, and an instant needs one; left out (${hint} gives the offset)`,
+        );
+      }
       return degrade(
         formatDate(p),
         "precision_reduced",
-        `${describeValue(v)} has a time but no timezone offset, which FHIR requires; kept the date only (set assume_timezone to keep the time)`,
+        `${describeValue(v)} has a time but no timezone offset, which FHIR requires; kept the date only (${hint} keeps the time)`,
       );
     }
     // An instant is written to the second: a time sent to the minute gets ":00", which adds nothing

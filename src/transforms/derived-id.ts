@@ -37,11 +37,13 @@ export function deriveId(
   salt: string,
   format: IdFormat,
   index?: number,
+  /** Take the values' text as it is (business identifiers), not a reference's id part. */
+  verbatim = false,
 ): string | number | bigint | undefined {
   const parts: string[] = [];
   let any = false;
   for (const v of values) {
-    const s = idValue(v);
+    const s = verbatim ? scalarKey(v)?.trim() || undefined : idValue(v);
     if (s !== undefined) any = true;
     parts.push(s ?? "");
   }

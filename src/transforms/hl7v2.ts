@@ -1,11 +1,12 @@
 // hl7v2_field: reads an HL7 v2 field (ER7 text with the standard ^ & ~ delimiters, a component array, or a
 // value the ER7 reader already split with the message's own delimiters) and renders it by its data type:
-// ST/NM/DT/TS/CX/XPN/XAD/XTN/CWE (CE, CNE), NM + units as a Quantity.
+// ST/NM/DT/TS/CX/XPN/XAD/XTN/CWE (CE, CNE), NM + units as a Quantity, ED/RP as an Attachment.
 import { toFloat } from "./casts.js";
 import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { compileDateConverter } from "./date-convert.js";
 import { describeValue } from "./describe.js";
-import { at, type Components, composite, nonEmpty, type Part } from "./hl7v2-composites.js";
+import { edAttachment, rpAttachment } from "./hl7v2-attachment.js";
+import { at, authoritySystem, type Components, composite, nonEmpty, type Part } from "./hl7v2-composites.js";
 import { er7Split, isEr7Record } from "./hl7v2-value.js";
 import {
   degrade,
@@ -113,6 +114,8 @@ const FORMATS = [
   "CQ",
   "DR",
   "HD",
+  "ED",
+  "RP",
 ] as const;
 
 const config = lazySchema((z) =>
@@ -152,6 +155,18 @@ const config = lazySchema((z) =>
       type: z.enum(["date", "dateTime", "instant"]).optional(),
       /** CWE/CE/CNE: the system of a coding whose coding-system name (component 3 or 6) is empty. */
       default_system: z.string().min(1).optional(),
+      /**
+       * CWE/CE/CNE: the names of local coding systems (HL7 table 0396: `L`, `99*`): a coding of one keeps its
+       * code without a system, and the warning says the system is local rather than unknown.
+       */
+      local_systems: z.array(z.string().min(1)).optional(),
+      /**
+       * CWE/CE/CNE: the codes (-> display) the system of `default_system`/`systems` has, where a field's
+       * value set is short and fixed (the OMB race categories): any other code is written without a system,
+       * with a warning, rather than as a code that system does not have. A listed code sent without a
+       * display gets the listed one.
+       */
+      codes: z.record(z.string(), z.string()).optional(),
       assume_timezone: z.string().min(1).optional(),
       /**
        * CX: the codes of HL7 table 0203 (identifier type). A CX-5 among them is a v2-0203 coding; any other
@@ -172,12 +187,22 @@ type Config = ConfigOf<typeof config>;
 
 type Render = (c: Components, record: SourceRecord) => unknown;
 
+/** How a user of the HL7 v2 reader gives the offset of times sent without one. */
+const HINT = "--assume-timezone";
+
 /** `--assume-timezone` of an HL7 v2 run: the reader puts it on every record as `$ctx.timezone`. */
 function runTimezone(record: SourceRecord): string | undefined {
   const ctx = (record as { $ctx?: { timezone?: unknown } }).$ctx;
   return ctx !== null && typeof ctx === "object" && typeof ctx.timezone === "string"
     ? ctx.timezone
     : undefined;
+}
+
+/** Whether a name is one of `names` (a name ending in `*` matches by prefix: "99*" matches "99ABC"). */
+function nameMatcher(names: readonly string[]): (name: string) => boolean {
+  const exact = new Set(names.filter((n) => !n.endsWith("*")));
+  const prefixes = names.filter((n) => n.endsWith("*")).map((n) => n.slice(0, -1));
+  return (name) => exact.has(name) || prefixes.some((p) => name.length > p.length && name.startsWith(p));
 }
 
 /** Coding-system name -> URI, exact keys first, then `prefix*` keys. */
@@ -195,6 +220,33 @@ function systemResolver(systems: Record<string, string> = {}): (name: string) =>
       if (name.length > p.length && name.startsWith(p)) return uri.replace("*", name.slice(p.length));
     }
     return undefined;
+  };
+}
+
+/**
+ * A TS/DTM/DT converter into a FHIR date, dateTime or instant. The run's --assume-timezone travels on the
+ * ER7 reader's record context; a field's own assume_timezone wins over it.
+ */
+function timeConverter(
+  type: "date" | "dateTime" | "instant",
+  cfg: Config,
+): (v: string, record: SourceRecord) => unknown {
+  const convert = compileDateConverter({
+    type,
+    timezone_hint: HINT,
+    ...(cfg.assume_timezone ? { assume_timezone: cfg.assume_timezone } : {}),
+  });
+  if (cfg.assume_timezone) return (v) => convert(v);
+  const byZone = new Map<string, (v: unknown) => unknown>();
+  return (v, record) => {
+    const zone = runTimezone(record);
+    if (zone === undefined) return convert(v);
+    let zoned = byZone.get(zone);
+    if (zoned === undefined) {
+      zoned = compileDateConverter({ type, assume_timezone: zone, timezone_hint: HINT });
+      if (byZone.size < 16) byZone.set(zone, zoned);
+    }
+    return zoned(v);
   };
 }
 
@@ -267,38 +319,16 @@ function renderer(cfg: Config, unitField: Getter | undefined): Render {
     case "DT":
     case "DTM":
     case "TS": {
-      const type = cfg.type ?? (cfg.format === "DT" ? "date" : "dateTime");
-      const convert = compileDateConverter({
-        type,
-        ...(cfg.assume_timezone ? { assume_timezone: cfg.assume_timezone } : {}),
-      });
-      if (cfg.assume_timezone) return (c) => convert(at(c, comp, sub));
-      // The run's --assume-timezone travels on the ER7 reader's record context; a field's own
-      // assume_timezone wins over it.
-      const byZone = new Map<string, (v: unknown) => unknown>();
-      return (c, record) => {
-        const zone = runTimezone(record);
-        if (zone === undefined) return convert(at(c, comp, sub));
-        let zoned = byZone.get(zone);
-        if (zoned === undefined) {
-          zoned = compileDateConverter({ type, assume_timezone: zone });
-          if (byZone.size < 16) byZone.set(zone, zoned);
-        }
-        return zoned(at(c, comp, sub));
-      };
+      const convert = timeConverter(cfg.type ?? (cfg.format === "DT" ? "date" : "dateTime"), cfg);
+      return (c, record) => convert(at(c, comp, sub), record);
     }
     case "CX": {
       const typeCodes = cfg.identifier_types ? new Set(cfg.identifier_types) : undefined;
-      return (c) => {
-        const universal = at(c, 4, 2);
-        const kind = at(c, 4, 3);
-        const system =
-          universal && kind === "ISO"
-            ? `urn:oid:${universal}`
-            : universal && /^(URI|URL)$/.test(kind)
-              ? universal
-              : undefined;
+      return (c, record) => {
         const code = at(c, 5);
+        // IG CX[Identifier]: CX-4's universal id is the system, else the site table's system for the
+        // namespace (and CX-5 type); the namespace names the assigner.
+        const system = authoritySystem(record, at(c, 4, 1), at(c, 4, 2), at(c, 4, 3), code);
         const type = cfg.identifier_type
           ? nonEmpty({
               coding: [
@@ -368,28 +398,43 @@ function renderer(cfg: Config, unitField: Getter | undefined): Render {
     case "CE":
     case "CNE": {
       const systemOf = systemResolver(cfg.systems);
+      const isLocal = nameMatcher(cfg.local_systems ?? []);
+      const listed = cfg.codes ? new Map(Object.entries(cfg.codes)) : undefined;
       return (c) => {
         const codings: Record<string, string>[] = [];
         const unknown: string[] = [];
-        for (const [code, display, name] of [
+        const local: string[] = [];
+        const unlisted: string[] = [];
+        // IG CWE[CodeableConcept]: the three triplets (CWE-1..3, 4..6, 10..12) are codings 1..3.
+        for (const [code, shown, name] of [
           [at(c, 1), at(c, 2), at(c, 3)],
           [at(c, 4), at(c, 5), at(c, 6)],
+          [at(c, 10), at(c, 11), at(c, 12)],
         ] as const) {
           if (!code) continue;
-          const system = name ? systemOf(name) : cfg.default_system;
-          if (name && !system) unknown.push(name);
-          const coding = nonEmpty({ system, code, display }) as Record<string, string>;
-          codings.push(coding);
+          let system = name ? systemOf(name) : cfg.default_system;
+          if (name && !system) (isLocal(name) ? local : unknown).push(name);
+          let display = shown;
+          if (system !== undefined && listed !== undefined) {
+            // A code the system does not have is not written under it (a sender's local race "1").
+            const known = listed.get(code);
+            if (known === undefined) {
+              unlisted.push(`"${code}" is not among the codes this field takes from ${system}`);
+              system = undefined;
+            } else if (!display) display = known;
+          }
+          codings.push(nonEmpty({ system, code, display }) as Record<string, string>);
         }
         const text = at(c, 9) || (codings.length === 0 ? at(c, 2) : "");
         const out = cfg.part === "coding" ? codings[0] : nonEmpty({ coding: codings, text });
-        if (out && unknown.length > 0) {
-          return degrade(
-            out,
-            "unmapped_value",
-            `coding system ${unknown.map((u) => `"${u}"`).join(", ")} has no URI in systems; coding written without system`,
-          );
-        }
+        if (out === undefined) return out;
+        const why = [
+          ...unknown.map((u) => `coding system "${u}" has no URI in systems`),
+          ...local.map((u) => `coding system "${u}" is a local one (HL7 table 0396: L, 99zzz)`),
+          ...unlisted,
+        ];
+        if (why.length > 0)
+          return degrade(out, "unmapped_value", `${why.join("; ")}; coding written without system`);
         return out;
       };
     }
@@ -418,15 +463,26 @@ function renderer(cfg: Config, unitField: Getter | undefined): Render {
       };
     }
     case "DR": {
-      const convert = compileDateConverter({ type: cfg.type ?? "dateTime" });
-      return (c) => {
-        const start = at(c, 1) ? convert(at(c, 1)) : undefined;
-        const end = at(c, 2) ? convert(at(c, 2)) : undefined;
-        const bad = [start, end].find((x) => x instanceof Unmappable) as Unmappable | undefined;
-        if (bad) return bad;
-        return nonEmpty({ start: start as string | undefined, end: end as string | undefined });
+      const convert = timeConverter(cfg.type ?? "dateTime", cfg);
+      // Each end is converted alone: a half that could not be is left out (or kept cut to its date) and named.
+      return (c, record) => {
+        const halves = [at(c, 1), at(c, 2)].map((v) => (v ? convert(v, record) : undefined));
+        const problems = halves.filter((x): x is Unmappable => x instanceof Unmappable);
+        const [start, end] = halves.map((x) => (x instanceof Unmappable ? x.fallback : x)) as (
+          | string
+          | undefined
+        )[];
+        const period = nonEmpty({ start, end });
+        if (problems.length === 0) return period;
+        const first = problems[0] as Unmappable;
+        const message = problems.map((p) => p.message).join("; ");
+        return period ? degrade(period, first.code, message) : fail(first.code, message);
       };
     }
+    case "ED":
+      return edAttachment;
+    case "RP":
+      return rpAttachment;
     default:
       return (c) => at(c, comp, sub);
   }

@@ -125,15 +125,14 @@ describe("crossmap map --fhir-server with the HL7 v2 samples", () => {
       expect([key, now.versionId === first.get(key)?.versionId]).toEqual([key, false]);
   });
 
-  // Identity from business identifiers is issue 29 items 1-3, built on branch `hl7` (crossmaps/hl7v2 and
-  // src/pipeline/hl7v2/bundle.ts). Until it is merged every message makes its own Patient and Encounter, so
-  // these fail; `it.fails` keeps them running. Once `hl7` is merged they pass, and it.fails must become it.
-  it.fails("holds exactly one Patient per distinct patient (PID-3 identifiers) [needs branch hl7]", async () => {
+  // Identity from business identifiers (issue 29 items 1-3): the same patient or visit in many messages is
+  // one resource on the server.
+  it("holds exactly one Patient per distinct patient (PID-3 identifiers)", async () => {
     expect(distinctPatients(messages)).toBe(7);
     expect((await server.all("Patient")).length).toBe(distinctPatients(messages));
   });
 
-  it.fails("holds exactly one Encounter per visit number (PV1-19) [needs branch hl7]", async () => {
+  it("holds exactly one Encounter per visit number (PV1-19)", async () => {
     const encounters = await server.all("Encounter");
     const holding = (value: string) =>
       encounters.filter((e) =>

@@ -61,6 +61,13 @@ describe("mapBatch", () => {
         code: "unmapped_value",
         value: 1,
       }),
+      // A required field that gives no value is as missing as an absent one.
+      expect.objectContaining({
+        record: 1,
+        field: "person.gender_concept_id",
+        code: "missing_required",
+        message: "required field person.gender_concept_id gave no value",
+      }),
     ]);
   });
 });

@@ -25,7 +25,12 @@ describe("fhir_date", () => {
   it("as a dateTime without an offset keeps the date and warns, unless a timezone is assumed", () => {
     const r = transformer("fhir_date", { type: "dateTime" })("2020-01-02 10:30:00");
     expect(r.out).toBe("2020-01-02");
-    expect(r.issues[0]).toMatchObject({ code: "precision_reduced", severity: "warning" });
+    expect(r.issues[0]).toMatchObject({
+      code: "precision_reduced",
+      severity: "warning",
+      message:
+        '"2020-01-02 10:30:00" has a time but no timezone offset, which FHIR requires; kept the date only (the field\'s assume_timezone keeps the time)',
+    });
     expect(
       transformer("fhir_date", { type: "dateTime", assume_timezone: "Z" })("2020-01-02 10:30:00").out,
     ).toBe("2020-01-02T10:30:00Z");
@@ -39,6 +44,16 @@ describe("fhir_date", () => {
     expect(i("2020-01-02T10:30").out).toBe("2020-01-02T10:30:00Z");
     expect(codes(i("2020-01-02"))).toEqual(["invalid_date"]);
     expect(codes(i("2020010210"))).toEqual(["invalid_date"]);
+  });
+  it("as an instant without an offset or assume_timezone writes nothing, never a date", () => {
+    const r = transformer("fhir_date", { type: "instant" })("2020-01-02T10:30:05");
+    expect(r.out).toBeUndefined();
+    expect(r.issues[0]).toMatchObject({
+      code: "invalid_date",
+      severity: "error",
+      message:
+        '"2020-01-02T10:30:05" has a time but no timezone offset, and an instant needs one; left out (the field\'s assume_timezone gives the offset)',
+    });
   });
   it("rejects a bad assume_timezone at load", () => {
     expect(

@@ -248,7 +248,51 @@ describe("hl7v2_field extensions", () => {
     expect(t("20290801070624+0115").out).toBe("2029-08-01T07:06:24+01:15");
     const r = t("20070725111624");
     expect(r.out).toBe("2007-07-25");
-    expect(r.issues[0]).toMatchObject({ code: "precision_reduced", severity: "warning" });
+    expect(r.issues.map((i) => [i.code, i.severity, i.message])).toEqual([
+      [
+        "precision_reduced",
+        "warning",
+        '"20070725111624" has a time but no timezone offset, which FHIR requires; kept the date only (--assume-timezone keeps the time)',
+      ],
+    ]);
+  });
+  it("TS into an instant is never a date: without an offset (or --assume-timezone), or a date alone, it is left out", () => {
+    const t = transformer("hl7v2_field", { format: "TS", type: "instant" });
+    const noZone = t("20230814022400");
+    expect(noZone.out).toBeUndefined();
+    expect(noZone.issues.map((i) => [i.code, i.severity, i.message])).toEqual([
+      [
+        "invalid_date",
+        "error",
+        '"20230814022400" has a time but no timezone offset, and an instant needs one; left out (--assume-timezone gives the offset)',
+      ],
+    ]);
+    for (const v of ["20230820", "202308", "2023", "202308140224", "2023081402"]) {
+      expect(t(v).out, v).toBeUndefined();
+      expect(codes(t(v)), v).toEqual(["invalid_date"]);
+    }
+    expect(t("20230814022400", { $ctx: { timezone: "Z" } }).out).toBe("2023-08-14T02:24:00Z");
+    expect(t("20230814022400.5", { $ctx: { timezone: "-05:00" } }).out).toBe("2023-08-14T02:24:00.5-05:00");
+    expect(t("20230814", { $ctx: { timezone: "Z" } }).out).toBeUndefined();
+  });
+  it("DR converts each half alone: a time without an offset is cut to its date and named, never written as a bare string", () => {
+    const t = transformer("hl7v2_field", { format: "DR" });
+    const r = t("2023081402^20230815");
+    expect(r.out).toEqual({ start: "2023-08-14", end: "2023-08-15" });
+    expect(r.issues.map((i) => [i.code, i.severity])).toEqual([["precision_reduced", "warning"]]);
+    expect(t("2023081402").out).toEqual({ start: "2023-08-14" });
+    // As fhir_period: an invalid half is left out with a warning; nothing valid, an error.
+    const half = t("junk^20230815");
+    expect(half.out).toEqual({ end: "2023-08-15" });
+    expect(half.issues.map((i) => [i.code, i.severity])).toEqual([["invalid_date", "warning"]]);
+    expect(t("junk^").issues.map((i) => [i.code, i.severity])).toEqual([["invalid_date", "error"]]);
+  });
+  it("DR takes the run's --assume-timezone too", () => {
+    const t = transformer("hl7v2_field", { format: "DR" });
+    expect(t("20230814022400^20230815", { $ctx: { timezone: "+01:00" } }).out).toEqual({
+      start: "2023-08-14T02:24:00+01:00",
+      end: "2023-08-15",
+    });
   });
   it("CX-5 outside identifier_types keeps its text instead of a wrong v2-0203 coding", () => {
     const t = transformer("hl7v2_field", { format: "CX", identifier_types: ["MR", "SS"] });

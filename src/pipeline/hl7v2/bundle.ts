@@ -13,7 +13,10 @@ import type {
   TargetRecord,
 } from "../../crossmap/types.js";
 import { deriveId } from "../../transforms/derived-id.js";
+import type { IdentifierSystems } from "./identifier-systems.js";
+import { settleIdentities } from "./identities.js";
 import type { Hl7Message, SegmentContext } from "./message.js";
+import { messageIdentifier } from "./message-identifier.js";
 
 export type BundleType = "collection" | "transaction" | "message";
 
@@ -137,10 +140,15 @@ export interface MessageResult {
   incomplete: { type: string; position: string }[];
 }
 
-interface Produced {
+export interface Produced {
   ctx: SegmentContext;
   /** The fullUrl of this resource in the Bundle. */
   fullUrl: string;
+  /**
+   * The segment's own fullUrl (what `$ctx.ref` points at), when this, its first resource, took another one
+   * from its id (an id from business identifiers): references to it are rewritten to `fullUrl`.
+   */
+  replaces?: string;
   id?: string | number | bigint;
   dedupe: boolean;
 }
@@ -197,9 +205,12 @@ function produce(
       if (missing.includes(name)) {
         out.incomplete.push({ type: ctx.type, position: ctx.position });
         out.dropped.add(fullUrl);
+        // References name the segment's own fullUrl, whatever id the resource would have had.
+        if (index === 0) out.dropped.add(origin.fullUrl);
         return;
       }
       const produced: Produced = { ctx, fullUrl, dedupe: o.dedupe === true };
+      if (index === 0 && fullUrl !== origin.fullUrl) produced.replaces = origin.fullUrl;
       if (o.id !== undefined) produced.id = o.id;
       const item: GatherItem<Produced> = {
         output: o.output,
@@ -265,13 +276,19 @@ function settle(plan: GatherPlan, items: GatherItem<Produced>[], out: Collected)
   // A record gathered into another (a text line into its report) is no entry of its own: references to it
   // (a report's result list naming every OBX) are removed, so every reference still resolves.
   const written = new Set(kept.map((t) => t.place.fullUrl));
-  for (const item of items) if (!written.has(item.place.fullUrl)) out.dropped.add(item.place.fullUrl);
+  for (const item of items) {
+    if (written.has(item.place.fullUrl)) continue;
+    out.dropped.add(item.place.fullUrl);
+    if (item.place.replaces !== undefined) out.dropped.add(item.place.replaces);
+  }
   return kept;
 }
 
 export interface BundleOptions {
   /** `--strict-segments`: a segment the crossmap does not map is an error, not a warning. */
   strictSegments?: boolean;
+  /** `--identifier-systems`: names the sender's system in Bundle.identifier when the message does not. */
+  identifierSystems?: IdentifierSystems;
 }
 
 /**
@@ -331,6 +348,9 @@ export function messageToBundle(
   }
   const stages = mappers.stages;
   let kept = settle(stages?.[0]?.gather ?? mappers.gather ?? EMPTY_GATHER_PLAN, items, collected);
+  // Before any later stage reads them: references to a resource whose id came from its business identifiers
+  // follow it to its final fullUrl.
+  settleIdentities(kept, items, issues);
   // A --via chain whose earlier crossmap gathers: its records are complete now, at the end of the message.
   for (const stage of stages?.slice(1) ?? []) {
     const next: GatherItem<Produced>[] = [];
@@ -387,7 +407,12 @@ export function messageToBundle(
       });
     }
   }
-  const bundle: TargetRecord = { resourceType: "Bundle", id: msg.id, type };
+  const bundle: TargetRecord = { resourceType: "Bundle", id: msg.id };
+  // The message's control id, in its sender's system (IG MSH[Bundle]), so a receiver can tell one message
+  // from another and a resent one from a new one.
+  const identifier = msg.segments[0] && messageIdentifier(msg.segments[0], options.identifierSystems);
+  if (identifier) bundle.identifier = identifier;
+  bundle.type = type;
   if (entries.length > 0) bundle.entry = entries;
   return { bundle, resources, targets, issues, unmapped, incomplete };
 }

@@ -9,6 +9,7 @@ import { parseOffsetSetting } from "../../transforms/dates.js";
 import type { RunSummary } from "../summary.js";
 import { type BundleSink, openForWriting } from "../writers.js";
 import { type BundleType, type SegmentMappers, segmentReadsOfDocument } from "./bundle.js";
+import { loadIdentifierSystems } from "./identifier-systems.js";
 import { formatHl7v2Issue, type Hl7v2RunSummary, runHl7v2 } from "./run.js";
 
 export interface Hl7v2MapFlags {
@@ -16,6 +17,8 @@ export interface Hl7v2MapFlags {
   outDir?: string;
   bundle?: string;
   assumeTimezone?: string;
+  /** `--identifier-systems FILE`: the site table of identifier systems. */
+  identifierSystems?: string;
   strictSegments?: boolean;
   onError: "skip" | "fail";
   errors?: string;
@@ -89,6 +92,8 @@ export async function hl7v2MapCommand(
       );
     }
   }
+  const identifierSystems =
+    flags.identifierSystems !== undefined ? await loadIdentifierSystems(flags.identifierSystems) : undefined;
   if (flags.output && flags.outDir)
     throw new AppError(400, "usage", "give either -o/--output or --out-dir, not both");
   // Unwritable paths are usage errors (exit 2) before anything is read, as in the record pipeline.
@@ -109,6 +114,7 @@ export async function hl7v2MapCommand(
     inputs: files,
     bundle,
     ...(assumeTimezone !== undefined ? { assumeTimezone } : {}),
+    ...(identifierSystems !== undefined ? { identifierSystems } : {}),
     strictSegments: flags.strictSegments === true,
     output: flags.sink
       ? { kind: "sink", sink: flags.sink }

@@ -9,6 +9,7 @@ import {
   type SegmentMappers,
   segmentMappers,
 } from "./bundle.js";
+import type { IdentifierSystems } from "./identifier-systems.js";
 import { type Hl7Message, type MalformedMessage, parseMessage } from "./message.js";
 import { fieldNames } from "./names.js";
 import { type RawMessage, splitMessages, streamMessages } from "./split.js";
@@ -22,6 +23,11 @@ export {
   segmentMappers,
 } from "./bundle.js";
 export { compileUnescape, DEFAULT_DELIMITERS, type Delimiters, readDelimiters } from "./delimiters.js";
+export {
+  type IdentifierSystems,
+  loadIdentifierSystems,
+  parseIdentifierSystems,
+} from "./identifier-systems.js";
 export { type Hl7Message, type MalformedMessage, parseMessage, type SegmentContext } from "./message.js";
 export { fieldNames } from "./names.js";
 export { type RawMessage, splitMessages, streamMessages } from "./split.js";
@@ -34,6 +40,8 @@ export interface ConvertOptions {
   assumeTimezone?: string;
   /** A segment the crossmap does not map is an error (`unmapped_segment`), not a warning. */
   strictSegments?: boolean;
+  /** The site table of identifier systems (`--identifier-systems`): namespace ids -> system URIs. */
+  identifierSystems?: IdentifierSystems;
 }
 
 export type ConvertResult =
@@ -55,13 +63,17 @@ export function convertMessage(
     consumed: (t) => read.has(t),
     ...(options.file !== undefined ? { file: options.file } : {}),
     ...(options.assumeTimezone !== undefined ? { timezone: options.assumeTimezone } : {}),
+    ...(options.identifierSystems !== undefined ? { identifierSystems: options.identifierSystems } : {}),
     bundle: options.bundle ?? "collection",
   });
   if (!("segments" in parsed)) return { ok: false, malformed: parsed };
   return {
     ok: true,
     message: parsed,
-    ...messageToBundle(parsed, mappers, options.bundle, { strictSegments: options.strictSegments === true }),
+    ...messageToBundle(parsed, mappers, options.bundle, {
+      strictSegments: options.strictSegments === true,
+      ...(options.identifierSystems !== undefined ? { identifierSystems: options.identifierSystems } : {}),
+    }),
   };
 }
 

@@ -55,6 +55,8 @@ export interface SegmentContext {
   parent_type?: string;
   /** The run's --assume-timezone, for hl7v2_field. */
   timezone?: string;
+  /** The run's --identifier-systems site table, for hl7v2_field (not enumerable). */
+  identifier_systems?: ReadonlyMap<string, string>;
   /** The Bundle type (`collection`, `transaction`, `message`). */
   bundle?: string;
   /** The MSH record of the message, e.g. `$ctx.msh.9.2` for the trigger event. */
@@ -97,6 +99,8 @@ export interface ParseOptions {
   timezone?: string;
   /** The Bundle type being made, passed as `$ctx.bundle` (a crossmap writes a MessageHeader for `message`). */
   bundle?: string;
+  /** `--identifier-systems`, passed to every record as `$ctx.identifier_systems` (not enumerable). */
+  identifierSystems?: ReadonlyMap<string, string>;
 }
 
 /** Deterministic: the same segment text always gives the same id, whatever the line ends were. */
@@ -188,6 +192,11 @@ export function parseMessage(raw: RawMessage, options: ParseOptions = {}): Hl7Me
     Object.defineProperty(ctx, "msh", { value: msh, enumerable: false });
     Object.defineProperty(ctx, "child", { value: {}, enumerable: false });
     Object.defineProperty(ctx, "seg", { value: {}, enumerable: false });
+    if (options.identifierSystems !== undefined)
+      Object.defineProperty(ctx, "identifier_systems", {
+        value: options.identifierSystems,
+        enumerable: false,
+      });
     records.push(Object.assign(record, { $ctx: ctx }));
   }
   const type = fieldText(msh, 9, 1);

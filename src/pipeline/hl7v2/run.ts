@@ -14,6 +14,7 @@ import { stringifyJson } from "../json.js";
 import { emptySummary, finishSummary, type RunSummary } from "../summary.js";
 import type { BundleSink } from "../writers.js";
 import { type BundleType, type SegmentMappers, segmentMappers } from "./bundle.js";
+import type { IdentifierSystems } from "./identifier-systems.js";
 import { type ConvertResult, convertMessage } from "./index.js";
 import type { MalformedMessage } from "./message.js";
 import { streamMessages } from "./split.js";
@@ -25,6 +26,8 @@ export interface Hl7v2RunOptions {
   bundle: BundleType;
   /** `--assume-timezone`: the offset of times sent without one. */
   assumeTimezone?: string;
+  /** `--identifier-systems`: the site table of identifier systems. */
+  identifierSystems?: IdentifierSystems;
   /** `--strict-segments`: a segment the crossmap does not map is an error. */
   strictSegments?: boolean;
   output:
@@ -178,6 +181,9 @@ export async function runHl7v2(
           bundle: options.bundle,
           strictSegments: options.strictSegments === true,
           ...(options.assumeTimezone !== undefined ? { assumeTimezone: options.assumeTimezone } : {}),
+          ...(options.identifierSystems !== undefined
+            ? { identifierSystems: options.identifierSystems }
+            : {}),
         });
         summary.messages++;
         if (!r.ok) {

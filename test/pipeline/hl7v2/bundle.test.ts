@@ -5,6 +5,7 @@ import { findBuiltinCrossmap } from "../../../src/crossmap/catalog.js";
 import type { Crossmap } from "../../../src/crossmap/crossmap.js";
 import { loadCrossmapFile } from "../../../src/crossmap/load.js";
 import { type ConvertResult, convertText } from "../../../src/pipeline/hl7v2/index.js";
+import { deriveId } from "../../../src/transforms/derived-id.js";
 import { fhirProblems } from "../../support/fhir.js";
 
 const pv1 = (fields: Record<number, string>) => {
@@ -26,6 +27,12 @@ const MESSAGE = [
 const ID = "d6041dd5-08b1-55fa-bdfa-23fae7";
 const url = (n: number) => `urn:uuid:${ID}${n.toString(16).padStart(6, "0")}`;
 const id = (n: number) => `${ID}${n.toString(16).padStart(6, "0")}`;
+// The patient's and the visit's ids come from their identifiers, not the message: PID-3 with its assigning
+// authority (counted whole, its parts in order), and the visit number PV1-19 within the sending facility.
+const PATIENT = String(
+  deriveId(["CX", "7", "HOSP\u001f2.16.840.1.113883.19\u001fISO"], "Patient", "uuid", undefined, true),
+);
+const VISIT = String(deriveId(["CX at facility", "V9", "FAC"], "Encounter", "uuid", undefined, true));
 
 let result: ConvertResult;
 beforeAll(async () => {
@@ -43,6 +50,8 @@ describe("an ADT^A01 with custom delimiters as a transaction Bundle", () => {
     expect(result.bundle).toEqual({
       resourceType: "Bundle",
       id: id(0),
+      // MSH-10 in the sender's system: without universal ids, a URN of MSH-3 and MSH-4.
+      identifier: { system: "urn:hl7v2-sender:APP:FAC", value: "C1" },
       type: "transaction",
       entry: [
         {
@@ -51,9 +60,18 @@ describe("an ADT^A01 with custom delimiters as a transaction Bundle", () => {
             resourceType: "MessageHeader",
             id: id(1),
             eventCoding: { system: "http://terminology.hl7.org/CodeSystem/v2-0003", code: "A01" },
-            source: { endpoint: "APP", name: "APP", version: "2.5.1" },
+            // A namespace alone is no URL: the required endpoint is marked unknown, as the IG says.
+            source: {
+              name: "APP",
+              _endpoint: {
+                extension: [
+                  { url: "http://hl7.org/fhir/StructureDefinition/data-absent-reason", valueCode: "unknown" },
+                ],
+              },
+              version: "2.5.1",
+            },
             sender: { display: "FAC" },
-            focus: [{ reference: url(3) }],
+            focus: [{ reference: `urn:uuid:${PATIENT}` }],
           },
           request: { method: "PUT", url: `MessageHeader/${id(1)}` },
         },
@@ -62,7 +80,7 @@ describe("an ADT^A01 with custom delimiters as a transaction Bundle", () => {
           resource: {
             resourceType: "Provenance",
             id: id(2),
-            target: [{ reference: url(3) }],
+            target: [{ reference: `urn:uuid:${PATIENT}` }],
             // EVN-2 is not sent: MSH-7 is when the event was recorded.
             recorded: "2024-01-02T08:30:00-05:00",
             activity: { coding: [{ system: "http://terminology.hl7.org/CodeSystem/v2-0003", code: "A01" }] },
@@ -83,10 +101,10 @@ describe("an ADT^A01 with custom delimiters as a transaction Bundle", () => {
           request: { method: "PUT", url: `Provenance/${id(2)}` },
         },
         {
-          fullUrl: url(3),
+          fullUrl: `urn:uuid:${PATIENT}`,
           resource: {
             resourceType: "Patient",
-            id: id(3),
+            id: PATIENT,
             identifier: [
               {
                 type: { coding: [{ system: "http://terminology.hl7.org/CodeSystem/v2-0203", code: "MR" }] },
@@ -100,19 +118,19 @@ describe("an ADT^A01 with custom delimiters as a transaction Bundle", () => {
             gender: "female",
             address: [{ line: ["1 Elm*St"], city: "Town", state: "NC", postalCode: "27401" }],
           },
-          request: { method: "PUT", url: `Patient/${id(3)}` },
+          request: { method: "PUT", url: `Patient/${PATIENT}` },
         },
         {
-          fullUrl: url(4),
+          fullUrl: `urn:uuid:${VISIT}`,
           resource: {
             resourceType: "Encounter",
-            id: id(4),
+            id: VISIT,
             status: "in-progress",
             class: {
               system: "http://terminology.hl7.org/CodeSystem/v3-ActCode",
               code: "EMER",
             },
-            subject: { reference: url(3) },
+            subject: { reference: `urn:uuid:${PATIENT}` },
             identifier: [
               {
                 type: {
@@ -124,7 +142,7 @@ describe("an ADT^A01 with custom delimiters as a transaction Bundle", () => {
             ],
             period: { start: "2024-01-02T08:00:00-05:00" },
           },
-          request: { method: "PUT", url: `Encounter/${id(4)}` },
+          request: { method: "PUT", url: `Encounter/${VISIT}` },
         },
         {
           fullUrl: url(5),
@@ -141,8 +159,8 @@ describe("an ADT^A01 with custom delimiters as a transaction Bundle", () => {
               },
             ],
             id: id(5),
-            subject: { reference: url(3) },
-            encounter: { reference: url(4) },
+            subject: { reference: `urn:uuid:${PATIENT}` },
+            encounter: { reference: `urn:uuid:${VISIT}` },
             code: {
               coding: [
                 { system: "http://hl7.org/fhir/sid/icd-10-cm", code: "I10.9", display: "Hypertension" },
@@ -170,8 +188,8 @@ describe("an ADT^A01 with custom delimiters as a transaction Bundle", () => {
               ],
             },
             id: id(6),
-            patient: { reference: url(3) },
-            encounter: { reference: url(4) },
+            patient: { reference: `urn:uuid:${PATIENT}` },
+            encounter: { reference: `urn:uuid:${VISIT}` },
             code: {
               coding: [
                 {

@@ -63,9 +63,10 @@ describe("runHl7v2", () => {
       records_out: 8,
       records_failed: 4,
       errors: 1,
-      warnings: 2,
+      // The unmapped ZPIs, and two Observations without an identifier (they keep message ids).
+      warnings: 4,
       skipped: { ZPI: 2 },
-      issues_by_code: { malformed_message: 1, missing_required: 1, unmapped_segment: 2 },
+      issues_by_code: { malformed_message: 1, missing_required: 1, no_identity: 2, unmapped_segment: 2 },
       completed: true,
       messages: 4,
       bundles: 3,
@@ -82,9 +83,15 @@ describe("runHl7v2", () => {
     ]);
     const unmapped = (file: string, m: number, s: number, type: string) =>
       `${join(dir, file)} message ${m} segment ${s} (${type}): warning unmapped_segment: segment ${type} is not mapped by the crossmap; its content is not in the Bundle`;
+    // Observations without an order, a visit number or a time: their ids are the message's, said so (not of
+    // the one left out for its missing code).
+    const noIdentity = (file: string, m: number) =>
+      `${join(dir, file)} message ${m} segment 3 (OBX): warning no_identity at OBX -> Observation.id: Observation: no business identifier is present ($ctx.seg.ORC.3.1 + OBX.3.1, $ctx.seg.OBR.3.1 + OBX.3.1, $ctx.seg.ORC.2.1 + OBX.3.1, $ctx.seg.OBR.2.1 + OBX.3.1, $ctx.seg.PV1.19.1 + OBX.3.1, $ctx.seg.PID.3.1 + OBX.3.1 + OBX.14); the id is $ctx.id instead`;
     expect(r.stderr.split("\n")).toEqual([
+      noIdentity("a.hl7", 1),
       unmapped("a.hl7", 1, 5, "ZPI"),
       `${join(dir, "a.hl7")} message 2 segment 3 (not) line 8: error malformed_message: "not a segment" is not a segment: expected a 3-character id and "|"`,
+      noIdentity("a.hl7", 3),
       unmapped("a.hl7", 3, 5, "ZPI"),
       `${join(dir, "b.hl7")} message 1 segment 3 (OBX): error missing_required at OBX.3 -> Observation.code: required field OBX.3 is absent`,
       "",
@@ -151,7 +158,7 @@ describe("hl7v2MapCommand", () => {
     );
     expect(code).toBe(1);
     expect(err.at(-1)).toMatch(
-      /^crossmap map: 3 messages -> 2 Bundles, 1 malformed; 10 segments in, 6 resources out, 3 failed, 0 with errors, 2 warnings; issues: unmapped_segment 2, malformed_message 1; unmapped segments: ZPI 2; \d+\.\d\d s\n$/,
+      /^crossmap map: 3 messages -> 2 Bundles, 1 malformed; 10 segments in, 6 resources out, 3 failed, 0 with errors, 4 warnings; issues: no_identity 2, unmapped_segment 2, malformed_message 1; unmapped segments: ZPI 2; \d+\.\d\d s\n$/,
     );
     expect(JSON.parse(readFileSync(summaryFile, "utf8"))).toMatchObject({ messages: 3, bundles: 2 });
   });
