@@ -1,0 +1,313 @@
+// The listener's core, between the connections and the output: keeps each accepted message in the journal
+// before its answer leaves, converts kept messages in order per key on the conversion threads, and commits
+// their output together with the journal's marks. Waits (and so delays answers) when too much is kept
+// and not yet converted, instead of dropping or refusing anything.
+import { type AckCode, buildAck, frameAck } from "./ack.js";
+import type { Outcome } from "./convert.js";
+import type { Converter } from "./convert-threads.js";
+import { decodeFrame, type Header, resendKey, senderOf } from "./header.js";
+import type { Journal, JournalEntry } from "./journal.js";
+import type { ListenMetrics } from "./metrics.js";
+import { KeyedOrder, type Queued } from "./order.js";
+import type { Reports, ReportsState } from "./reports.js";
+import type { Sink } from "./sink.js";
+import type { Refusal } from "./verdict.js";
+
+/** Where an application acknowledgment goes later: the connection the message came on. */
+export interface AnswerChannel {
+  /** Sends a framed answer; false when the connection is gone. */
+  sendLater(bytes: Buffer): boolean;
+}
+
+interface Pending {
+  id: number;
+  at: number;
+  text: string;
+  keys: string[];
+  sender: string;
+  controlId: string;
+  /** Set for messages received in this run (not for those recovered from the journal). */
+  header?: Header;
+  channel?: AnswerChannel;
+  outcome?: Outcome;
+}
+
+export interface Receipt {
+  /** Resolves once the message has its place in the order: the connection may go on to its next frame. */
+  admitted: Promise<void>;
+  /** The answer to send once the message is kept (undefined when MSH-15 asks for none). */
+  answer: Promise<Buffer | undefined>;
+}
+
+export interface IntakeOptions {
+  journal: Journal;
+  converter: Converter;
+  sink: Sink;
+  reports: Reports;
+  metrics: ListenMetrics;
+  /** Messages kept and not yet converted past which new ones wait (their answers are delayed). */
+  maxPending: number;
+  log: (line: string) => void;
+  /** Called when output cannot be committed: the process must stop (a restart resumes from the journal). */
+  fatal: (err: Error) => void;
+}
+
+/** Answer ids: unique across restarts without a counter in the journal. */
+function answerIds(): () => string {
+  const prefix = `CM${Date.now().toString(36).toUpperCase()}`;
+  let n = 0;
+  return () => `${prefix}${(++n).toString(36).toUpperCase()}`;
+}
+
+/** Original mode when both MSH-15 and MSH-16 are empty; otherwise enhanced (docs/mllp.md). */
+export const enhanced = (h: Header): boolean => h.acceptAck !== "" || h.appAck !== "";
+
+/** Whether an acknowledgment condition (table 0155) asks for an answer with this outcome. */
+export const asks = (condition: string, positive: boolean): boolean =>
+  condition === "AL" || (condition === "ER" && !positive) || (condition === "SU" && positive);
+
+export class Intake {
+  private readonly order = new KeyedOrder<Pending>();
+  /** Admitted and not yet committed, oldest first (for the gate and the lag). */
+  private readonly backlog = new Set<Pending>();
+  private readonly waiters: (() => void)[] = [];
+  private written: Pending[] = [];
+  private inFlight = 0;
+  /** Room promised to admitted messages not yet in the backlog. */
+  private reserved = 0;
+  private committing: Promise<void> | undefined;
+  private failed: Error | undefined;
+  private stopping = false;
+  readonly nextAnswerId = answerIds();
+
+  constructor(private readonly o: IntakeOptions) {}
+
+  /** Puts back in order what the journal kept and did not convert before the last stop. */
+  async recover(): Promise<number> {
+    let n = 0;
+    for await (const e of this.o.journal.unconverted()) {
+      const decoded = decodeFrame(e.bytes);
+      const text = "text" in decoded ? decoded.text : e.bytes.toString("latin1");
+      const p: Pending = { ...pendingOf(e), text };
+      this.backlog.add(p);
+      this.order.kept(this.order.add(e.keys, p));
+      n++;
+    }
+    this.pump();
+    return n;
+  }
+
+  get health(): string {
+    return this.failed ? "failing" : "ok";
+  }
+
+  /** Messages waiting for room to be kept. */
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
+  /** Seconds since the oldest message kept and not converted was received (0 when none). */
+  lagSeconds(now: number): number {
+    const oldest = this.backlog.values().next().value as Pending | undefined;
+    return oldest ? Math.max(0, (now - oldest.at) / 1000) : 0;
+  }
+
+  receive(header: Header, text: string, keys: string[], bytes: Buffer, channel: AnswerChannel): Receipt {
+    const now = Date.now();
+    const p: Pending = {
+      id: -1,
+      at: now,
+      text,
+      keys,
+      sender: senderOf(header),
+      controlId: header.controlId,
+      header,
+      channel,
+    };
+    let answer!: Promise<Buffer | undefined>;
+    const admitted = this.admit().then(() => {
+      this.reserved--;
+      answer = this.keep(p, header, bytes);
+    });
+    return { admitted, answer: admitted.then(() => answer) };
+  }
+
+  /** Queues the message in arrival order and keeps it; resolves with its answer once it is durable. */
+  private async keep(p: Pending, header: Header, bytes: Buffer): Promise<Buffer | undefined> {
+    const queued = this.order.add(p.keys, p);
+    this.backlog.add(p);
+    // The answer is made now so that the journal keeps it: a resend gets these very bytes again.
+    const original = !enhanced(header);
+    const answer =
+      original || asks(header.acceptAck, true)
+        ? frameAck(
+            buildAck(header, original ? "AA" : "CA", {
+              controlId: this.nextAnswerId(),
+              time: new Date(p.at),
+            }),
+            header.charset,
+          )
+        : Buffer.alloc(0);
+    const entry = { at: p.at, bytes, keys: p.keys, sender: p.sender, controlId: p.controlId };
+    try {
+      const r = await this.o.journal.keep(entry, resendKey(header), answer);
+      if (r.kind === "duplicate") {
+        this.drop(p, queued);
+        this.o.metrics.duplicates();
+        return r.answer.length > 0 ? r.answer : undefined;
+      }
+      p.id = r.id;
+      this.order.kept(queued);
+      this.pump();
+      return answer.length > 0 ? answer : undefined;
+    } catch (err) {
+      this.drop(p, queued);
+      this.failed ??= err as Error;
+      this.o.fatal(new Error(`cannot keep a message in the journal: ${(err as Error).message}`));
+      throw err;
+    }
+  }
+
+  /** Room in the backlog: at once, or once enough is committed (first come, first served). */
+  private admit(): Promise<void> {
+    if (this.backlog.size + this.reserved < this.o.maxPending && this.waiters.length === 0) {
+      this.reserved++;
+      return Promise.resolve();
+    }
+    this.o.metrics.delayed();
+    return new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  private release(): void {
+    while (this.waiters.length > 0 && this.backlog.size + this.reserved < this.o.maxPending) {
+      this.reserved++;
+      (this.waiters.shift() as () => void)();
+    }
+  }
+
+  private drop(p: Pending, queued: Queued<Pending>): void {
+    this.order.cancel(queued);
+    this.backlog.delete(p);
+    this.release();
+    this.pump();
+  }
+
+  /** Hands ready messages to the conversion threads, up to their capacity. */
+  private pump(): void {
+    while (this.inFlight < this.o.converter.capacity && this.failed === undefined && !this.stopping) {
+      const q = this.order.take();
+      if (q === undefined) return;
+      this.inFlight++;
+      const p = q.value;
+      this.o.converter.convert(p.text, `journal#${p.id}`).then((outcome) => {
+        this.inFlight--;
+        this.written.push(p);
+        p.outcome = outcome;
+        this.toOutput(p, outcome);
+        // Handed to the output in this order, so the next message of its keys may go now.
+        this.order.done(q);
+        this.pump();
+        this.kick();
+      });
+    }
+  }
+
+  private toOutput(p: Pending, outcome: Outcome): void {
+    const source = { id: p.id, sender: p.sender, controlId: p.controlId, receivedAt: p.at };
+    if (outcome.kind === "dead") {
+      this.o.reports.deadLetter(source, outcome.issues, p.text);
+      return;
+    }
+    this.o.sink.write({ ...source, bundle: outcome.bundle });
+    if (outcome.issues.length > 0) this.o.reports.issuesOf(source, outcome.issues);
+  }
+
+  /** Starts a commit unless one runs (which then takes what came meanwhile). */
+  kick(): void {
+    if (this.committing !== undefined || this.failed !== undefined || this.stopping) return;
+    const now = Date.now();
+    if (this.written.length === 0 && !this.o.sink.due?.(now) && !this.o.reports.due(now)) return;
+    this.committing = this.commitAll().finally(() => {
+      this.committing = undefined;
+    });
+  }
+
+  /**
+   * At shutdown: waits for what is being converted, stops handing out more, and commits it all with the
+   * output files closed (what is not converted stays in the journal for the next start).
+   */
+  async settle(timeoutMs: number): Promise<void> {
+    this.stopping = true;
+    const until = Date.now() + timeoutMs;
+    while (this.inFlight > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await this.committing;
+    if (this.failed === undefined) await this.commitAll(true);
+  }
+
+  private async commitAll(close = false): Promise<void> {
+    try {
+      let first = true;
+      while (this.written.length > 0 || first) {
+        first = false;
+        const batch = this.written;
+        this.written = [];
+        const started = performance.now();
+        const last = close && this.written.length === 0;
+        const flushed = await this.o.sink.flush(last);
+        for (const r of flushed.refused) {
+          const p = batch.find((x) => x.id === r.id);
+          if (!p) continue;
+          p.outcome = { kind: "dead", issues: r.issues };
+          this.o.reports.deadLetter(
+            { id: p.id, sender: p.sender, controlId: p.controlId, receivedAt: p.at },
+            r.issues,
+            p.text,
+          );
+        }
+        const reports: ReportsState = await this.o.reports.flush(last);
+        await this.o.journal.converted(
+          batch.map((p) => p.id),
+          { sink: flushed.state, reports },
+        );
+        await this.o.sink.committed();
+        this.o.reports.committed();
+        this.o.metrics.commitSeconds((performance.now() - started) / 1000);
+        for (const p of batch) this.committed(p);
+        this.release();
+      }
+    } catch (err) {
+      this.failed = err as Error;
+      this.o.fatal(new Error(`cannot commit converted output: ${(err as Error).message}`));
+    }
+  }
+
+  private committed(p: Pending): void {
+    this.backlog.delete(p);
+    const m = this.o.metrics;
+    const outcome = p.outcome as Outcome;
+    if (outcome.kind === "dead") m.deadLetters();
+    else {
+      m.converted();
+      for (const i of outcome.issues) m.issues(1, { severity: i.severity });
+    }
+    const h = p.header;
+    if (h === undefined || p.channel === undefined || !enhanced(h)) return;
+    const code: AckCode = outcome.kind === "dead" ? "AR" : outcome.errors > 0 ? "AE" : "AA";
+    if (!asks(h.appAck, code === "AA")) return;
+    const errors: Refusal[] = outcome.issues
+      .filter((i) => i.severity === "error")
+      .slice(0, 10)
+      .map((i) => ({
+        code: "207",
+        ...(i.segment_type ? { location: `${i.segment_type}^${i.segment}` } : {}),
+        text: `${i.code}${i.field ? ` at ${i.field}` : ""}: ${i.message}`,
+      }));
+    const text = buildAck(h, code, { controlId: this.nextAnswerId(), time: new Date(), errors });
+    if (p.channel.sendLater(frameAck(text, h.charset))) m.acks(1, { code });
+    else m.undelivered();
+  }
+}
+
+function pendingOf(e: JournalEntry): Omit<Pending, "text"> {
+  return { id: e.id, at: e.at, keys: e.keys, sender: e.sender, controlId: e.controlId };
+}
