@@ -292,16 +292,21 @@ export class Intake {
     }
     const h = p.header;
     if (h === undefined || p.channel === undefined || !enhanced(h)) return;
-    const code: AckCode = outcome.kind === "dead" ? "AR" : outcome.errors > 0 ? "AE" : "AA";
+    // AA once a Bundle is written (its issues go to the issues file, as `map` reports them); AE when the
+    // message could not be converted at all (a dead letter), naming why.
+    const code: AckCode = outcome.kind === "dead" ? "AE" : "AA";
     if (!asks(h.appAck, code === "AA")) return;
-    const errors: Refusal[] = outcome.issues
-      .filter((i) => i.severity === "error")
-      .slice(0, 10)
-      .map((i) => ({
-        code: "207",
-        ...(i.segment_type ? { location: `${i.segment_type}^${i.segment}` } : {}),
-        text: `${i.code}${i.field ? ` at ${i.field}` : ""}: ${i.message}`,
-      }));
+    const errors: Refusal[] =
+      outcome.kind === "bundle"
+        ? []
+        : outcome.issues
+            .filter((i) => i.severity === "error")
+            .slice(0, 10)
+            .map((i) => ({
+              code: "207",
+              ...(i.segment_type ? { location: `${i.segment_type}^${i.segment}` } : {}),
+              text: `${i.code}${i.field ? ` at ${i.field}` : ""}: ${i.message}`,
+            }));
     const text = buildAck(h, code, { controlId: this.nextAnswerId(), time: new Date(), errors });
     if (p.channel.sendLater(frameAck(text, h.charset))) m.acks(1, { code });
     else m.undelivered();
