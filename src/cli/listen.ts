@@ -132,7 +132,10 @@ export function registerListen(program: Command): void {
     .option("--max-message-bytes <size>", "largest message; a larger one is refused with AR", "16m")
     .option("--frame-timeout <duration>", "a frame must end within this time", "30s")
     .option("--idle-timeout <duration>", "close a connection silent for this long; 0: never", "10m")
-    .option("--workers <n>", "conversion threads (0: convert on the main thread; default: CPU count)")
+    .option(
+      "--workers <n>",
+      "conversion threads (0: convert on the main thread; default: CPU count - 1, at least 1)",
+    )
     .addOption(
       new Option("--durability <when>", "acknowledge after the fsync (flush) or after the commit (commit)")
         .choices(["flush", "commit"])
@@ -214,8 +217,11 @@ async function listenCommand(flags: ListenFlags): Promise<number> {
       ...(assumeTimezone !== undefined ? { assumeTimezone } : {}),
       strictSegments: flags.strictSegments === true,
     },
+    // The main thread reads, keeps and answers: the conversion threads leave it a core where there are two.
     workers:
-      flags.workers === undefined ? availableParallelism() : wholeNumber("--workers", flags.workers, 0, 64),
+      flags.workers === undefined
+        ? Math.max(1, availableParallelism() - 1)
+        : wholeNumber("--workers", flags.workers, 0, 64),
     maxPending: wholeNumber("--max-pending", flags.maxPending, 1, 1_000_000),
     pruneEveryMs: 60_000,
     ...(flags.healthPort !== undefined ? { healthPort: checkedHealthPort(flags.healthPort) } : {}),

@@ -9,7 +9,7 @@ import { decodeFrame, type Header, resendKey, senderOf } from "./header.js";
 import type { Journal, JournalEntry } from "./journal.js";
 import type { ListenMetrics } from "./metrics.js";
 import { KeyedOrder, type Queued } from "./order.js";
-import type { Reports, ReportsState } from "./reports.js";
+import type { Reports } from "./reports.js";
 import type { Sink } from "./sink.js";
 import type { Refusal } from "./verdict.js";
 
@@ -52,6 +52,9 @@ export interface IntakeOptions {
   fatal: (err: Error) => void;
 }
 
+/** Least time between the starts of two commits (ms). */
+const COMMIT_SPACING_MS = 50;
+
 /** Answer ids: unique across restarts without a counter in the journal. */
 function answerIds(): () => string {
   const prefix = `CM${Date.now().toString(36).toUpperCase()}`;
@@ -78,6 +81,7 @@ export class Intake {
   private committing: Promise<void> | undefined;
   private failed: Error | undefined;
   private stopping = false;
+  private lastCommit = 0;
   readonly nextAnswerId = answerIds();
 
   constructor(private readonly o: IntakeOptions) {}
@@ -248,23 +252,33 @@ export class Intake {
     try {
       let first = true;
       while (this.written.length > 0 || first) {
+        if (!first && !close) {
+          // Commits spaced out: each costs a sync of the output files and of the journal, which the
+          // acknowledgments wait behind on the same disk; a batch every COMMIT_SPACING_MS is enough.
+          const wait = this.lastCommit + COMMIT_SPACING_MS - performance.now();
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        }
         first = false;
         const batch = this.written;
         this.written = [];
         const started = performance.now();
+        this.lastCommit = started;
         const last = close && this.written.length === 0;
-        const flushed = await this.o.sink.flush(last);
-        for (const r of flushed.refused) {
-          const p = batch.find((x) => x.id === r.id);
-          if (!p) continue;
-          p.outcome = { kind: "dead", issues: r.issues };
-          this.o.reports.deadLetter(
-            { id: p.id, sender: p.sender, controlId: p.controlId, receivedAt: p.at },
-            r.issues,
-            p.text,
-          );
+        // The output and the reports are synced side by side.
+        let [flushed, reports] = await Promise.all([this.o.sink.flush(last), this.o.reports.flush(last)]);
+        if (flushed.refused.length > 0) {
+          for (const r of flushed.refused) {
+            const p = batch.find((x) => x.id === r.id);
+            if (!p) continue;
+            p.outcome = { kind: "dead", issues: r.issues };
+            this.o.reports.deadLetter(
+              { id: p.id, sender: p.sender, controlId: p.controlId, receivedAt: p.at },
+              r.issues,
+              p.text,
+            );
+          }
+          reports = await this.o.reports.flush(last);
         }
-        const reports: ReportsState = await this.o.reports.flush(last);
         await this.o.journal.converted(
           batch.map((p) => p.id),
           { sink: flushed.state, reports },

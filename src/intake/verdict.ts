@@ -1,7 +1,7 @@
 // The listener's rules for one frame: keep it, refuse it (AR: it cannot be read as a message at all; AE:
 // it can, but breaks a rule below), or answer nothing (it is itself an acknowledgment). docs/mllp.md
 // lists the same rules for senders.
-import { parseMessage } from "../pipeline/hl7v2/message.js";
+import { SEGMENT_ID } from "../pipeline/hl7v2/segment.js";
 import { splitMessages } from "../pipeline/hl7v2/split.js";
 import { decodeFrame, type ErrorCode, type Header, headerOf, type OrderBy, orderKeys } from "./header.js";
 
@@ -42,17 +42,21 @@ export function judge(bytes: Buffer, orderBy: OrderBy): Verdict {
   const raws = [...splitMessages(text)];
   const raw = raws[0];
   if (raw === undefined) return reject({ code: "100", text: "the frame holds no segment" });
-  // The same checks as the conversion's reader, so that what is kept can be read there. Only MSH is parsed.
-  const parsed = parseMessage(raw, { mapped: () => false });
-  if (!("segments" in parsed)) {
-    const refusal: Refusal = {
-      code: parsed.segment === 1 ? "102" : "100",
-      text: `segment ${parsed.segment}: ${parsed.message}`,
-    };
-    // ERR-2 names a segment by its id: only when the segment has one.
-    if (/^[A-Z][A-Z0-9]{2}$/.test(parsed.segmentType))
-      refusal.location = `${parsed.segmentType}^${parsed.segment}`;
-    return reject(refusal);
+  // The checks the conversion's reader makes before anything else (parseMessage in
+  // pipeline/hl7v2/message.ts), so that what is kept can be read there; made here without parsing.
+  const field = header.delimiters.field;
+  for (let i = 0; i < raw.segments.length; i++) {
+    const s = raw.segments[i] as string;
+    const id = s.slice(0, 3);
+    if (!SEGMENT_ID.test(id) || (s.length > 3 && s[3] !== field)) {
+      const refusal: Refusal = {
+        code: "100",
+        text: `segment ${i + 1}: "${s.slice(0, 20)}" is not a segment: expected a 3-character id and "${field}"`,
+      };
+      // ERR-2 names a segment by its id: only when the segment has one.
+      if (SEGMENT_ID.test(id)) refusal.location = `${id}^${i + 1}`;
+      return reject(refusal);
+    }
   }
   if (header.type === "ACK") {
     return { kind: "ignore", header, reason: "an acknowledgment is not acknowledged" };
