@@ -9,6 +9,7 @@ import { AppError } from "../errors.js";
 import type { BundleType } from "../pipeline/hl7v2/bundle.js";
 import { MAX_MAX_RECORD_BYTES, parseByteSize } from "../pipeline/limits.js";
 import { resolvePlanSpec } from "../pipeline/load-plan.js";
+import { checkFeedSubject } from "../scale/feed-streams.js";
 import { parseOffsetSetting } from "../transforms/dates.js";
 import { collect, collectParam } from "./params.js";
 import { standardOption } from "./standard-arg.js";
@@ -19,6 +20,9 @@ interface ListenFlags {
   host: string;
   journal: string;
   outDir?: string;
+  outSubject?: string;
+  nats?: string;
+  stream: string;
   deadLetter?: string;
   tlsCert?: string;
   tlsKey?: string;
@@ -95,7 +99,17 @@ export function registerListen(program: Command): void {
       "journal directory (LMDB): messages are kept here before they are acknowledged",
     )
     .option("--out-dir <dir>", "write converted Bundles as rolling NDJSON files (bundles-000001.ndjson, ...)")
-    .option("--dead-letter <dir>", "dead letters and issue lines (default: --out-dir)")
+    .option("--out-subject <subject>", "with --nats: publish converted Bundles to this JetStream subject")
+    .option("--nats <url>", "keep the journal in a NATS JetStream stream (--journal then holds the progress)")
+    .option(
+      "--stream <name>",
+      "with --nats: the journal's stream (subject crossmap.mllp.<name>)",
+      "CROSSMAP_MLLP",
+    )
+    .option(
+      "--dead-letter <dir>",
+      "dead letters and issue lines (default: --out-dir, else <journal>/dead-letter)",
+    )
     .option("--tls-cert <file>", "serve MLLP over TLS with this certificate (PEM)")
     .option("--tls-key <file>", "the TLS certificate's private key (PEM)")
     .option("--tls-ca <file>", "require client certificates signed by this CA (PEM)")
@@ -151,7 +165,16 @@ export function registerListen(program: Command): void {
 
 async function listenCommand(flags: ListenFlags): Promise<number> {
   const port = wholeNumber("--mllp", flags.mllp, 0, 65535);
-  if (!flags.outDir) throw new AppError(400, "usage", "give --out-dir: where the converted Bundles go");
+  if ((flags.outDir === undefined) === (flags.outSubject === undefined)) {
+    throw new AppError(400, "usage", "give --out-dir or --out-subject: where the converted Bundles go");
+  }
+  if (flags.outSubject !== undefined && flags.nats === undefined) {
+    throw new AppError(400, "usage", "--out-subject needs --nats");
+  }
+  if (flags.outSubject !== undefined) checkFeedSubject("--out-subject", flags.outSubject);
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(flags.stream)) {
+    throw new AppError(400, "usage", `--stream must be letters, digits, _ or -, got "${flags.stream}"`);
+  }
   if ((flags.tlsCert === undefined) !== (flags.tlsKey === undefined)) {
     throw new AppError(400, "usage", "--tls-cert and --tls-key go together");
   }
@@ -193,24 +216,44 @@ async function listenCommand(flags: ListenFlags): Promise<number> {
     vocab: flags.vocab,
     ...(flags.param ? { parameters: flags.param } : {}),
   });
-  const outDir = resolve(flags.outDir);
+  const outDir = flags.outDir !== undefined ? resolve(flags.outDir) : undefined;
   const journalDir = resolve(flags.journal);
+  const durability = flags.durability;
   const { runListener, FileSink } = await import("../intake/run.js");
   const { LmdbJournal } = await import("../intake/lmdb-journal.js");
+  const nats = flags.nats;
+  const journal = async () => {
+    if (nats === undefined) return new LmdbJournal(journalDir, { windowMs, durability });
+    const { JetStreamJournal } = await import("../intake/jetstream-journal.js");
+    return JetStreamJournal.open({
+      url: nats,
+      stream: flags.stream,
+      subject: `crossmap.mllp.${flags.stream}`,
+      windowMs,
+      maxAgeMs: 7 * 86_400_000,
+      progressDir: journalDir,
+      durability,
+    });
+  };
+  const subject = flags.outSubject;
+  const { NatsSink } = await import("../intake/nats-sink.js");
   return runListener({
     host: flags.host,
     port,
     ...(tls ? { tls } : {}),
     maxConnections: wholeNumber("--max-connections", flags.maxConnections, 1, 100_000),
     limits,
-    journal: async () => new LmdbJournal(journalDir, { windowMs, durability: flags.durability }),
-    sink: (roll) => new FileSink(outDir, roll),
-    reportsDir: flags.deadLetter ? resolve(flags.deadLetter) : outDir,
+    journal,
+    sink: (roll, j) =>
+      outDir !== undefined
+        ? new FileSink(outDir, roll)
+        : new NatsSink({ url: nats as string, subject: subject as string, journalId: j.identity, windowMs }),
+    reportsDir: flags.deadLetter ? resolve(flags.deadLetter) : (outDir ?? resolve(journalDir, "dead-letter")),
     roll: {
       rollBytes: byteSize("--roll-size", flags.rollSize, 1024),
       rollMs: Math.max(1000, parseDuration("--roll-every", flags.rollEvery)),
     },
-    durability: flags.durability,
+    durability,
     convert: {
       plan,
       bundle: flags.bundle,

@@ -158,7 +158,9 @@ export class Intake {
       if (r.kind === "duplicate") {
         this.drop(p, queued);
         this.o.metrics.duplicates();
-        return r.answer.length > 0 ? r.answer : undefined;
+        // The first copy's answer; this one's when the journal no longer has it (kept, all the same).
+        const again = r.answer.length > 0 ? r.answer : answer;
+        return again.length > 0 ? again : undefined;
       }
       p.id = r.id;
       this.order.kept(queued);

@@ -27,6 +27,8 @@ export type OutputState = Record<string, unknown>;
 export interface Journal {
   /** "lmdb" or "jetstream", for /healthz. */
   readonly kind: string;
+  /** Names this journal for good (in output message ids): a random id kept in it, or the stream name. */
+  readonly identity: string;
   /**
    * Keeps a message with the answer it is about to get, under its resend key; resolves once durable (or
    * with the original answer of a resend). Rejects when the message could not be kept.

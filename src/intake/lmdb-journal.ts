@@ -2,6 +2,7 @@
 // put in one transaction, and the answer leaves only once that transaction is committed and flushed to disk.
 // Named databases: `messages` (id -> entry, removed once converted), `seen` (resend key -> id, time, answer),
 // `expiry` (id -> resend key, to forget keys past the window in id order), `state` (output state, last id).
+import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { type Database, open, type RootDatabase } from "lmdb";
 import { AppError } from "../errors.js";
@@ -29,6 +30,7 @@ const PRUNE_BATCH = 5000;
 
 export class LmdbJournal implements Journal {
   readonly kind = "lmdb";
+  readonly identity: string;
   private readonly root: RootDatabase;
   private readonly messages: Database<Stored, number>;
   private readonly seen: Database<Seen, string>;
@@ -55,6 +57,12 @@ export class LmdbJournal implements Journal {
     this.state = this.root.openDB<unknown, string>({ name: "state" });
     this.last = (this.state.get("last") as number | undefined) ?? 0;
     this.pending = this.messages.getCount();
+    let identity = this.state.get("identity") as string | undefined;
+    if (identity === undefined) {
+      identity = randomUUID();
+      this.state.putSync("identity", identity);
+    }
+    this.identity = identity;
   }
 
   keep(entry: Stored, resendKey: string, answer: Buffer): Promise<KeepResult> {

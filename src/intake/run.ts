@@ -23,8 +23,8 @@ export interface ListenOptions {
   limits: ConnectionLimits;
   /** Opens the journal (LMDB or JetStream) once the rest has started. */
   journal: () => Promise<Journal>;
-  /** The output: files in a folder, or a sink of another kind (sink.ts). */
-  sink: (roll: RollingOptions) => Sink;
+  /** The output: files in a folder, or a sink of another kind (sink.ts), given the journal it follows. */
+  sink: (roll: RollingOptions, journal: Journal) => Sink;
   /** Where dead letters and issue lines go. */
   reportsDir: string;
   roll: Omit<RollingOptions, "sync">;
@@ -46,6 +46,8 @@ export async function runListener(o: ListenOptions): Promise<number> {
   const roll: RollingOptions = { ...o.roll, sync: o.durability === "flush" };
   const converter = await startConverter(o.convert, o.workers);
   let journal: Journal | undefined;
+  let sink: Sink | undefined;
+  let reports: Reports | undefined;
   let health: HealthServer | undefined;
   const timers: NodeJS.Timeout[] = [];
   let stop!: (code: number) => void;
@@ -62,17 +64,19 @@ export async function runListener(o: ListenOptions): Promise<number> {
   try {
     journal = await o.journal();
     const j = journal;
-    const sink = o.sink(roll);
-    const reports = new Reports(o.reportsDir, roll);
+    const out = o.sink(roll, j);
+    sink = out;
+    const notes = new Reports(o.reportsDir, roll);
+    reports = notes;
     const committed = j.outputState() as { sink?: unknown; reports?: ReportsState } | undefined;
-    await sink.open(committed?.sink);
-    await reports.open(committed?.reports);
+    await out.open(committed?.sink);
+    await notes.open(committed?.reports);
     let failure: Error | undefined;
     const intake = new Intake({
       journal: j,
       converter,
-      sink,
-      reports,
+      sink: out,
+      reports: notes,
       metrics,
       maxPending: o.maxPending,
       log,
@@ -106,7 +110,7 @@ export async function runListener(o: ListenOptions): Promise<number> {
           return {
             mllp: `${server.host}:${server.port}`,
             journal: j.kind,
-            output: sink.description,
+            output: out.description,
             waiting: intake.waiting,
             ...metrics.registry.toJSON(),
           };
@@ -126,7 +130,7 @@ export async function runListener(o: ListenOptions): Promise<number> {
     log(
       `MLLP${o.tls ? " over TLS" : ""} on ${server.host}:${server.port}; journal ${j.kind}` +
         (recovered > 0 ? ` (${recovered} kept messages to convert)` : "") +
-        `; output ${sink.description}; dead letters and issues in ${o.reportsDir}` +
+        `; output ${out.description}; dead letters and issues in ${o.reportsDir}` +
         (health ? `; health on ${health.url}` : ""),
     );
     const code = await stopped;
@@ -134,13 +138,13 @@ export async function runListener(o: ListenOptions): Promise<number> {
     await server.close();
     // What is converted is committed; what is not stays in the journal for the next start.
     if (failure === undefined) await intake.settle(10_000);
-    await sink.close();
-    await reports.close();
     log("stopped");
     return code;
   } finally {
     offSignals();
     for (const t of timers) clearInterval(t);
+    await sink?.close();
+    await reports?.close();
     await converter.close();
     await health?.close();
     await journal?.close();
