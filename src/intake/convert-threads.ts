@@ -3,13 +3,14 @@
 // letter naming the failure, and a new thread takes its place.
 import { Worker } from "node:worker_threads";
 import { AppError } from "../errors.js";
-import { type ConvertSettings, createConverter, failedIssue, type Outcome } from "./convert.js";
+import { type ConvertSettings, createConverter, failedIssue, type Outcome, whereOf } from "./convert.js";
 import type { FromConverter, ToConverter } from "./convert-worker.js";
+import type { Source } from "./sink.js";
 
 export interface Converter {
   /** Messages it can hold at once before the caller should wait (the scheduler's bound). */
   readonly capacity: number;
-  convert(text: string, where: string): Promise<Outcome>;
+  convert(text: string, source: Source): Promise<Outcome>;
   close(): Promise<void>;
 }
 
@@ -19,7 +20,7 @@ const PER_THREAD = 4;
 export async function startConverter(settings: ConvertSettings, threads: number): Promise<Converter> {
   if (threads === 0) {
     const convert = await createConverter(settings);
-    return { capacity: 1, convert: async (text, where) => convert(text, where), close: async () => {} };
+    return { capacity: 1, convert: async (text, source) => convert(text, source), close: async () => {} };
   }
   return ThreadConverter.start(settings, threads);
 }
@@ -27,6 +28,8 @@ export async function startConverter(settings: ConvertSettings, threads: number)
 interface Slot {
   worker: Worker;
   pending: Map<number, { resolve: (o: Outcome) => void; where: string }>;
+  /** Requests of this turn, posted together at its end. */
+  outbox: ToConverter;
 }
 
 class ThreadConverter implements Converter {
@@ -51,7 +54,7 @@ class ThreadConverter implements Converter {
 
   private spawn(): Promise<void> {
     const worker = new Worker(new URL("./convert-worker.js", import.meta.url));
-    const slot: Slot = { worker, pending: new Map() };
+    const slot: Slot = { worker, pending: new Map(), outbox: [] };
     return new Promise<void>((resolve, reject) => {
       worker.on("message", (m: FromConverter) => {
         if (m.kind === "ready") {
@@ -60,9 +63,11 @@ class ThreadConverter implements Converter {
         } else if (m.kind === "init_error") {
           reject(new AppError(400, "crossmap_error", `a conversion thread could not start: ${m.message}`));
         } else {
-          const p = slot.pending.get(m.id);
-          slot.pending.delete(m.id);
-          p?.resolve(m.outcome);
+          for (const r of m.results) {
+            const p = slot.pending.get(r.id);
+            slot.pending.delete(r.id);
+            p?.resolve(r.outcome);
+          }
         }
       });
       worker.on("error", (err) => this.lost(slot, `the conversion thread failed: ${err.message}`));
@@ -84,7 +89,8 @@ class ThreadConverter implements Converter {
     if (!this.closing) this.spawn().catch(() => {});
   }
 
-  convert(text: string, where: string): Promise<Outcome> {
+  convert(text: string, source: Source): Promise<Outcome> {
+    const where = whereOf(source);
     let slot: Slot | undefined;
     for (const s of this.slots) if (slot === undefined || s.pending.size < slot.pending.size) slot = s;
     if (slot === undefined) {
@@ -95,10 +101,18 @@ class ThreadConverter implements Converter {
     }
     const id = this.nextId++;
     const chosen = slot;
+    if (chosen.outbox.length === 0) queueMicrotask(() => this.post(chosen));
+    chosen.outbox.push({ id, text, source });
     return new Promise<Outcome>((resolve) => {
       chosen.pending.set(id, { resolve, where });
-      chosen.worker.postMessage({ id, text, where } satisfies ToConverter);
     });
+  }
+
+  /** One message to the thread for everything asked of it in this turn: a thread wake-up costs more than a message. */
+  private post(slot: Slot): void {
+    const batch = slot.outbox;
+    slot.outbox = [];
+    if (batch.length > 0) slot.worker.postMessage(batch);
   }
 
   async close(): Promise<void> {

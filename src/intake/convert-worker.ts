@@ -2,24 +2,30 @@
 // sent, one reply each (see convert-threads.ts).
 import { parentPort } from "node:worker_threads";
 import { type ConvertSettings, createConverter, type Outcome } from "./convert.js";
+import type { Source } from "./sink.js";
 
-export type ToConverter = { id: number; text: string; where: string };
+/** Messages to convert, several at once when several were ready in the same turn (one wake-up each way). */
+export type ToConverter = { id: number; text: string; source: Source }[];
 export type FromConverter =
   | { kind: "ready" }
   | { kind: "init_error"; message: string }
-  | { kind: "done"; id: number; outcome: Outcome };
+  | { kind: "done"; results: { id: number; outcome: Outcome }[] };
 
 const port = parentPort;
 if (port) {
   port.once("message", (settings: ConvertSettings) => {
     createConverter(settings).then(
       (convert) => {
-        port.on("message", (m: ToConverter) => {
-          port.postMessage({
-            kind: "done",
-            id: m.id,
-            outcome: convert(m.text, m.where),
-          } satisfies FromConverter);
+        port.on("message", (batch: ToConverter) => {
+          const results = batch.map((m) => ({ id: m.id, outcome: convert(m.text, m.source) }));
+          // The bytes move to the main thread instead of being copied.
+          const transfer: ArrayBuffer[] = [];
+          for (const { outcome: o } of results) {
+            if (o.kind !== "bundle") continue;
+            transfer.push(o.bundle.buffer as ArrayBuffer);
+            if (o.issuesLine) transfer.push(o.issuesLine.buffer as ArrayBuffer);
+          }
+          port.postMessage({ kind: "done", results } satisfies FromConverter, transfer);
         });
         port.postMessage({ kind: "ready" } satisfies FromConverter);
       },

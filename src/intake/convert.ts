@@ -11,6 +11,8 @@ import { type Hl7v2Issue, issueOf, malformedIssue } from "../pipeline/hl7v2/run.
 import { splitMessages } from "../pipeline/hl7v2/split.js";
 import { stringifyJson } from "../pipeline/json.js";
 import { loadPlan, type PlanSpec } from "../pipeline/load-plan.js";
+import { issuesLine } from "./reports.js";
+import type { Source } from "./sink.js";
 
 export interface ConvertSettings {
   plan: PlanSpec;
@@ -20,12 +22,18 @@ export interface ConvertSettings {
 }
 
 export type Outcome =
-  /** A Bundle (JSON text), with the issues of its records; `errors` counts error-severity ones. */
-  | { kind: "bundle"; bundle: string; resources: number; issues: Hl7v2Issue[]; errors: number }
+  /**
+   * A Bundle (UTF-8 JSON) and, when its records had issues, its line for the issues file; both made on
+   * the conversion thread and moved to the main thread without a copy.
+   */
+  | { kind: "bundle"; bundle: Uint8Array; issuesLine?: Uint8Array; warnings: number; errors: number }
   /** Nothing could be made of it: the issues that say why. */
   | { kind: "dead"; issues: Hl7v2Issue[] };
 
-export type ConvertOne = (text: string, where: string) => Outcome;
+export type ConvertOne = (text: string, source: Source) => Outcome;
+
+/** Where an issue is: the message's place in the journal. */
+export const whereOf = (source: Source): string => `journal#${source.id}`;
 
 /**
  * The segment mappers of a plan, as `crossmap map` builds them: the segments the first crossmap reads
@@ -61,7 +69,9 @@ export async function createConverter(settings: ConvertSettings): Promise<Conver
     strictSegments: settings.strictSegments === true,
     ...(settings.assumeTimezone !== undefined ? { assumeTimezone: settings.assumeTimezone } : {}),
   };
-  return (text, where) => {
+  const encoder = new TextEncoder();
+  return (text, source) => {
+    const where = whereOf(source);
     const raw = splitMessages(text).next().value;
     if (raw === undefined)
       return { kind: "dead", issues: [failedIssue(where, "the message holds no segment")] };
@@ -78,6 +88,13 @@ export async function createConverter(settings: ConvertSettings): Promise<Conver
       return { kind: "dead", issues };
     }
     const errors = issues.filter((i) => i.severity === "error").length;
-    return { kind: "bundle", bundle: stringifyJson(r.bundle), resources: r.resources.length, issues, errors };
+    const out: Outcome = {
+      kind: "bundle",
+      bundle: encoder.encode(stringifyJson(r.bundle)),
+      warnings: issues.length - errors,
+      errors,
+    };
+    if (issues.length > 0) out.issuesLine = encoder.encode(issuesLine(source, issues));
+    return out;
   };
 }

@@ -5,6 +5,8 @@ import { AppError } from "../errors.js";
 import { RollingFile, type RollingOptions, type RollingState } from "./rolling-file.js";
 import type { Refused, Sink, SinkItem } from "./sink.js";
 
+const NEWLINE = Buffer.from("\n");
+
 export class FileSink implements Sink {
   readonly description: string;
   private readonly file: RollingFile;
@@ -25,7 +27,8 @@ export class FileSink implements Sink {
   }
 
   write(item: SinkItem): void {
-    this.file.append(`${item.bundle}\n`);
+    this.file.append(item.bundle);
+    this.file.append(NEWLINE);
   }
 
   /** True when the open file is old enough to be closed though nothing new came. */

@@ -138,18 +138,26 @@ export function orderKeys(text: string, h: Header, by: OrderBy): string[] {
   if (by === "sender") return [sender];
   const d = h.delimiters;
   const keys: string[] = [];
-  for (const segment of text.split(/\r\n|\r|\n/)) {
-    const type = segment.slice(0, 4);
-    const n = type === `PID${d.field}` ? 3 : type === `MRG${d.field}` ? 1 : 0;
-    if (n === 0) continue;
-    const value = segment.split(d.field)[n] ?? "";
-    const first = value.split(d.repetition)[0] ?? "";
-    const parts = first.split(d.component);
-    const id = (parts[0] ?? "").trim();
-    if (id === "") continue;
-    const authority = (parts[3] ?? "").split(d.subcomponent)[0]?.trim() ?? "";
-    const key = `patient:${id}^${authority}`;
-    if (!keys.includes(key)) keys.push(key);
+  // Found with indexOf rather than by splitting the message into lines: this runs on the main thread for
+  // every message, and most of a message is not PID or MRG.
+  for (const [type, n] of [
+    ["PID", 3],
+    ["MRG", 1],
+  ] as const) {
+    const tag = `${type}${d.field}`;
+    for (let at = text.indexOf(tag); at >= 0; at = text.indexOf(tag, at + 4)) {
+      if (at > 0 && text[at - 1] !== "\r" && text[at - 1] !== "\n") continue;
+      let end = at;
+      while (end < text.length && text[end] !== "\r" && text[end] !== "\n") end++;
+      const value = text.slice(at, end).split(d.field)[n] ?? "";
+      const first = value.split(d.repetition)[0] ?? "";
+      const parts = first.split(d.component);
+      const id = (parts[0] ?? "").trim();
+      if (id === "") continue;
+      const authority = (parts[3] ?? "").split(d.subcomponent)[0]?.trim() ?? "";
+      const key = `patient:${id}^${authority}`;
+      if (!keys.includes(key)) keys.push(key);
+    }
   }
   return keys.length > 0 ? keys : [sender];
 }

@@ -10,7 +10,7 @@ import type { Journal, JournalEntry } from "./journal.js";
 import type { ListenMetrics } from "./metrics.js";
 import { KeyedOrder, type Queued } from "./order.js";
 import type { Reports } from "./reports.js";
-import type { Sink } from "./sink.js";
+import type { Sink, Source } from "./sink.js";
 import type { Refusal } from "./verdict.js";
 
 /** Where an application acknowledgment goes later: the connection the message came on. */
@@ -205,7 +205,7 @@ export class Intake {
       if (q === undefined) return;
       this.inFlight++;
       const p = q.value;
-      this.o.converter.convert(p.text, `journal#${p.id}`).then((outcome) => {
+      this.o.converter.convert(p.text, sourceOf(p)).then((outcome) => {
         this.inFlight--;
         this.written.push(p);
         p.outcome = outcome;
@@ -219,13 +219,13 @@ export class Intake {
   }
 
   private toOutput(p: Pending, outcome: Outcome): void {
-    const source = { id: p.id, sender: p.sender, controlId: p.controlId, receivedAt: p.at };
+    const source = sourceOf(p);
     if (outcome.kind === "dead") {
       this.o.reports.deadLetter(source, outcome.issues, p.text);
       return;
     }
     this.o.sink.write({ ...source, bundle: outcome.bundle });
-    if (outcome.issues.length > 0) this.o.reports.issuesOf(source, outcome.issues);
+    if (outcome.issuesLine) this.o.reports.issuesOf(outcome.issuesLine);
   }
 
   /** Starts a commit unless one runs (which then takes what came meanwhile). */
@@ -304,7 +304,8 @@ export class Intake {
     if (outcome.kind === "dead") m.deadLetters();
     else {
       m.converted();
-      for (const i of outcome.issues) m.issues(1, { severity: i.severity });
+      if (outcome.warnings > 0) m.issues(outcome.warnings, { severity: "warning" });
+      if (outcome.errors > 0) m.issues(outcome.errors, { severity: "error" });
     }
     const h = p.header;
     if (h === undefined || p.channel === undefined || !enhanced(h)) return;
@@ -328,6 +329,13 @@ export class Intake {
     else m.undelivered();
   }
 }
+
+const sourceOf = (p: Pending): Source => ({
+  id: p.id,
+  sender: p.sender,
+  controlId: p.controlId,
+  receivedAt: p.at,
+});
 
 function pendingOf(e: JournalEntry): Omit<Pending, "text"> {
   return { id: e.id, at: e.at, keys: e.keys, sender: e.sender, controlId: e.controlId };

@@ -6,21 +6,19 @@ import { AppError } from "../errors.js";
 import type { Hl7v2Issue } from "../pipeline/hl7v2/run.js";
 import { stringifyJson } from "../pipeline/json.js";
 import { RollingFile, type RollingOptions, type RollingState } from "./rolling-file.js";
+import type { Source } from "./sink.js";
 
-/** Which message a line is about. */
-export interface Source {
-  id: number;
-  sender: string;
-  controlId: string;
-  receivedAt: number;
-}
-
-const about = (s: Source) => ({
+/** The fields that say which message a line is about. */
+export const about = (s: Source) => ({
   journal_id: s.id,
   received: new Date(s.receivedAt).toISOString(),
   sender: s.sender,
   control_id: s.controlId,
 });
+
+/** The issues file's line for a converted message (made where it was converted). */
+export const issuesLine = (source: Source, issues: Hl7v2Issue[]): string =>
+  `${stringifyJson({ ...about(source), issues })}\n`;
 
 export interface ReportsState {
   dead: RollingState;
@@ -51,8 +49,9 @@ export class Reports {
     this.dead.append(`${stringifyJson({ ...about(source), issues, message })}\n`);
   }
 
-  issuesOf(source: Source, issues: Hl7v2Issue[]): void {
-    this.issues.append(`${stringifyJson({ ...about(source), issues })}\n`);
+  /** A line made by issuesLine (as UTF-8 bytes from a conversion thread). */
+  issuesOf(line: Uint8Array | string): void {
+    this.issues.append(line);
   }
 
   due(now: number): boolean {

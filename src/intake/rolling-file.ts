@@ -24,7 +24,7 @@ export class RollingFile {
   private length = 0;
   private fd: FileHandle | undefined;
   private openedAt = 0;
-  private lines: string[] = [];
+  private lines: (string | Uint8Array)[] = [];
   /** A file completed by the last flush, renamed once that flush is committed. */
   private toRename: number | undefined;
 
@@ -57,7 +57,7 @@ export class RollingFile {
     }
   }
 
-  append(line: string): void {
+  append(line: string | Uint8Array): void {
     this.lines.push(line);
   }
 
@@ -76,7 +76,7 @@ export class RollingFile {
         this.fd = await open(`${this.name(this.index)}.part`, "w");
         this.openedAt = now;
       }
-      const bytes = Buffer.from(this.lines.join(""));
+      const bytes = Buffer.concat(this.lines.map((l) => (typeof l === "string" ? Buffer.from(l) : l)));
       this.lines = [];
       let off = 0;
       // At explicit positions: a file opened again after a restart is positioned at its start.

@@ -4,17 +4,21 @@
 // those messages are converted again. That is what makes each kept message land exactly once.
 import type { Hl7v2Issue } from "../pipeline/hl7v2/run.js";
 
-/** One converted message for a sink. */
-export interface SinkItem {
-  /** The journal id of the source message (increasing in the order messages were kept). */
+/** Which kept message something is about. */
+export interface Source {
+  /** The journal id of the message (increasing in the order messages were kept). */
   id: number;
-  /** `MSH-3|MSH-4` and MSH-10 of the source message. */
+  /** `MSH-3|MSH-4` and MSH-10 of the message. */
   sender: string;
   controlId: string;
   /** When the message was received (ms since the epoch). */
   receivedAt: number;
-  /** The FHIR Bundle, as JSON text. */
-  bundle: string;
+}
+
+/** One converted message for a sink. */
+export interface SinkItem extends Source {
+  /** The FHIR Bundle, as UTF-8 JSON text (made on a conversion thread, moved here without a copy). */
+  bundle: Uint8Array;
 }
 
 /** A message its destination refused for good: it goes to the dead-letter store with these issues. */
