@@ -3,10 +3,10 @@
 // connection is closed after the idle timeout, a frame over the cap is refused, and reading stops while
 // too many answers are owed or the peer does not read its answers.
 import type { Socket } from "node:net";
-import { type AckCode, buildAck, frameAck } from "./ack.js";
+import { refusalAnswer } from "./answers.js";
 import { FrameDecoder, type FrameEvent } from "./frames.js";
 import type { OrderBy } from "./header.js";
-import { type AnswerChannel, asks, enhanced, type Intake } from "./intake.js";
+import type { AnswerChannel, Intake } from "./intake.js";
 import type { ListenMetrics } from "./metrics.js";
 import { judge, type Refused, transportRefusal } from "./verdict.js";
 
@@ -130,23 +130,11 @@ export class Connection implements AnswerChannel {
     this.answer(receipt.answer);
   }
 
-  /** The answer to a refused frame: AR/AE in original mode; in enhanced mode as MSH-15/16 ask. */
+  /** The answer to a refused frame (answers.ts), logged. */
   private refusal(verdict: Refused): Buffer | undefined {
     const h = verdict.header;
-    const reject = verdict.level === "reject";
-    let code: AckCode | undefined = reject ? "AR" : "AE";
-    if (h && enhanced(h)) {
-      if (asks(h.acceptAck, false)) code = reject ? "CR" : "CE";
-      else if (!asks(h.appAck, false)) code = undefined;
-    }
     this.log(`${this.peer}: ${h?.controlId ? `${h.controlId} ` : ""}refused: ${verdict.refusal.text}`);
-    if (code === undefined) return undefined;
-    const text = buildAck(h, code, {
-      controlId: this.intake.nextAnswerId(),
-      time: new Date(),
-      errors: [verdict.refusal],
-    });
-    return frameAck(text, h?.charset);
+    return refusalAnswer(verdict, this.intake.nextAnswerId(), new Date());
   }
 
   /** Queues an answer behind the ones owed before it. */

@@ -2,7 +2,7 @@
 // before its answer leaves, converts kept messages in order per key on the conversion threads, and commits
 // their output together with the journal's marks. Waits (and so delays answers) when too much is kept
 // and not yet converted, instead of dropping or refusing anything.
-import { type AckCode, buildAck, frameAck } from "./ack.js";
+import { answerIds, applicationAnswer, keptAnswer } from "./answers.js";
 import type { Outcome } from "./convert.js";
 import type { Converter } from "./convert-threads.js";
 import { decodeFrame, type Header, resendKey, senderOf } from "./header.js";
@@ -11,7 +11,6 @@ import type { ListenMetrics } from "./metrics.js";
 import { KeyedOrder, type Queued } from "./order.js";
 import type { Reports } from "./reports.js";
 import type { Sink, Source } from "./sink.js";
-import type { Refusal } from "./verdict.js";
 
 /** Where an application acknowledgment goes later: the connection the message came on. */
 export interface AnswerChannel {
@@ -54,20 +53,6 @@ export interface IntakeOptions {
 
 /** Least time between the starts of two commits (ms). */
 const COMMIT_SPACING_MS = 50;
-
-/** Answer ids: unique across restarts without a counter in the journal. */
-function answerIds(): () => string {
-  const prefix = `CM${Date.now().toString(36).toUpperCase()}`;
-  let n = 0;
-  return () => `${prefix}${(++n).toString(36).toUpperCase()}`;
-}
-
-/** Original mode when both MSH-15 and MSH-16 are empty; otherwise enhanced (docs/mllp.md). */
-export const enhanced = (h: Header): boolean => h.acceptAck !== "" || h.appAck !== "";
-
-/** Whether an acknowledgment condition (table 0155) asks for an answer with this outcome. */
-export const asks = (condition: string, positive: boolean): boolean =>
-  condition === "AL" || (condition === "ER" && !positive) || (condition === "SU" && positive);
 
 export class Intake {
   private readonly order = new KeyedOrder<Pending>();
@@ -141,17 +126,7 @@ export class Intake {
     const queued = this.order.add(p.keys, p);
     this.backlog.add(p);
     // The answer is made now so that the journal keeps it: a resend gets these very bytes again.
-    const original = !enhanced(header);
-    const answer =
-      original || asks(header.acceptAck, true)
-        ? frameAck(
-            buildAck(header, original ? "AA" : "CA", {
-              controlId: this.nextAnswerId(),
-              time: new Date(p.at),
-            }),
-            header.charset,
-          )
-        : Buffer.alloc(0);
+    const answer = keptAnswer(header, this.nextAnswerId(), new Date(p.at));
     const entry = { at: p.at, bytes, keys: p.keys, sender: p.sender, controlId: p.controlId };
     try {
       const r = await this.o.journal.keep(entry, resendKey(header), answer);
@@ -308,24 +283,10 @@ export class Intake {
       if (outcome.errors > 0) m.issues(outcome.errors, { severity: "error" });
     }
     const h = p.header;
-    if (h === undefined || p.channel === undefined || !enhanced(h)) return;
-    // AA once a Bundle is written (its issues go to the issues file, as `map` reports them); AE when the
-    // message could not be converted at all (a dead letter), naming why.
-    const code: AckCode = outcome.kind === "dead" ? "AE" : "AA";
-    if (!asks(h.appAck, code === "AA")) return;
-    const errors: Refusal[] =
-      outcome.kind === "bundle"
-        ? []
-        : outcome.issues
-            .filter((i) => i.severity === "error")
-            .slice(0, 10)
-            .map((i) => ({
-              code: "207",
-              ...(i.segment_type ? { location: `${i.segment_type}^${i.segment}` } : {}),
-              text: `${i.code}${i.field ? ` at ${i.field}` : ""}: ${i.message}`,
-            }));
-    const text = buildAck(h, code, { controlId: this.nextAnswerId(), time: new Date(), errors });
-    if (p.channel.sendLater(frameAck(text, h.charset))) m.acks(1, { code });
+    if (h === undefined || p.channel === undefined) return;
+    const app = applicationAnswer(h, outcome, this.nextAnswerId(), new Date());
+    if (app === undefined) return;
+    if (p.channel.sendLater(app.bytes)) m.acks(1, { code: app.code });
     else m.undelivered();
   }
 }
