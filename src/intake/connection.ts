@@ -37,6 +37,7 @@ export class Connection implements AnswerChannel {
   private answers: Promise<void> = Promise.resolve();
   private owed = 0;
   private frameTimer: NodeJS.Timeout | undefined;
+  private timerFor = -1;
   private closed = false;
   /** False once the connection is winding down: reading does not resume. */
   private reading = true;
@@ -83,12 +84,15 @@ export class Connection implements AnswerChannel {
       this.close("garbage");
       return;
     }
+    // The timer runs from the start of the frame (or stretch of garbage) open now, not an earlier one.
     const open = this.decoder.open || this.decoder.garbageBytes > 0;
-    if (open && this.frameTimer === undefined) {
-      this.frameTimer = setTimeout(() => this.frameTimeout(), this.limits.frameTimeoutMs);
-    } else if (!open && this.frameTimer !== undefined) {
+    if (!open || this.timerFor !== this.decoder.current) {
       clearTimeout(this.frameTimer);
       this.frameTimer = undefined;
+    }
+    if (open && this.frameTimer === undefined) {
+      this.timerFor = this.decoder.current;
+      this.frameTimer = setTimeout(() => this.frameTimeout(), this.limits.frameTimeoutMs);
     }
   }
 

@@ -32,6 +32,8 @@ export class FrameDecoder {
   private garbage = 0;
   private garbageSample = "";
   private garbageReported = false;
+  /** Counts frames and stretches of garbage begun: a timer set for one is not the next one's. */
+  private begun = 0;
 
   constructor(private readonly maxBytes: number) {}
 
@@ -43,6 +45,11 @@ export class FrameDecoder {
   /** The first bytes of the open frame, to name it in a refusal. */
   partial(): Buffer {
     return Buffer.concat(this.chunks).subarray(0, HEAD_BYTES);
+  }
+
+  /** Which frame or stretch of garbage is open now (changes when another begins). */
+  get current(): number {
+    return this.begun;
   }
 
   /** Bytes outside frames in the current stretch (to close a connection that sends nothing else). */
@@ -59,10 +66,12 @@ export class FrameDecoder {
         if (b === VT) {
           this.endGarbage(events, true);
           this.inFrame = true;
+          this.begun++;
           this.chunks = [];
           this.size = 0;
           this.sawFs = false;
         } else if (!BETWEEN.has(b) || this.garbage > 0) {
+          if (this.garbage === 0) this.begun++;
           if (this.garbageSample.length < 40) this.garbageSample += printable(b);
           this.garbage++;
         }

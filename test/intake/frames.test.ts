@@ -59,3 +59,15 @@ describe("FrameDecoder", () => {
     expect([d.open, d.partial().toString()]).toEqual([true, "MSH|a"]);
   });
 });
+
+describe("FrameDecoder.current", () => {
+  it("changes with each frame or stretch of garbage begun, so a timer belongs to one", () => {
+    const d = new FrameDecoder(1000);
+    feed(d, `${VT}MSH|a`);
+    const first = d.current;
+    feed(d, `${END}${VT}MSH|b`);
+    expect([d.open, d.current]).toEqual([true, first + 1]);
+    feed(d, `${END}xyz`);
+    expect([d.open, d.garbageBytes, d.current]).toEqual([false, 3, first + 2]);
+  });
+});
