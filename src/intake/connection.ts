@@ -130,8 +130,7 @@ export class Connection implements AnswerChannel {
       this.answer(Promise.resolve(this.refusal(verdict)));
       return;
     }
-    const receipt = this.intake.receive(verdict.header, verdict.text, verdict.keys, event.bytes, this);
-    this.answer(receipt.answer);
+    this.answer(this.intake.receive(verdict.header, verdict.text, verdict.keys, event.bytes, this));
   }
 
   /** The answer to a refused frame (answers.ts), logged. */

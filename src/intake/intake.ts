@@ -31,13 +31,6 @@ interface Pending {
   outcome?: Outcome;
 }
 
-export interface Receipt {
-  /** Resolves once the message has its place in the order: the connection may go on to its next frame. */
-  admitted: Promise<void>;
-  /** The answer to send once the message is kept (undefined when MSH-15 asks for none). */
-  answer: Promise<Buffer | undefined>;
-}
-
 export interface IntakeOptions {
   journal: Journal;
   converter: Converter;
@@ -58,7 +51,7 @@ export class Intake {
   private readonly order = new KeyedOrder<Pending>();
   /** Admitted and not yet committed, oldest first (for the gate and the lag). */
   private readonly backlog = new Set<Pending>();
-  private readonly waiters: (() => void)[] = [];
+  private readonly waiters: { resolve: () => void; reject: (err: Error) => void }[] = [];
   private written: Pending[] = [];
   private inFlight = 0;
   /** Room promised to admitted messages not yet in the backlog. */
@@ -101,7 +94,18 @@ export class Intake {
     return oldest ? Math.max(0, (now - oldest.at) / 1000) : 0;
   }
 
-  receive(header: Header, text: string, keys: string[], bytes: Buffer, channel: AnswerChannel): Receipt {
+  /**
+   * Takes a message in arrival order: it waits for room (backpressure), is queued on its keys and kept.
+   * Resolves with the answer to send once it is kept (undefined when MSH-15 asks for none); rejects when it
+   * could not be kept (the connection then closes unanswered).
+   */
+  receive(
+    header: Header,
+    text: string,
+    keys: string[],
+    bytes: Buffer,
+    channel: AnswerChannel,
+  ): Promise<Buffer | undefined> {
     const now = Date.now();
     const p: Pending = {
       id: -1,
@@ -113,12 +117,12 @@ export class Intake {
       header,
       channel,
     };
-    let answer!: Promise<Buffer | undefined>;
-    const admitted = this.admit().then(() => {
+    return this.admit().then(() => {
       this.reserved--;
-      answer = this.keep(p, header, bytes);
+      // Admitted in the same turn as a failure: not kept either.
+      if (this.failed) throw this.failed;
+      return this.keep(p, header, bytes);
     });
-    return { admitted, answer: admitted.then(() => answer) };
   }
 
   /** Queues the message in arrival order and keeps it; resolves with its answer once it is durable. */
@@ -142,8 +146,9 @@ export class Intake {
       this.pump();
       return answer.length > 0 ? answer : undefined;
     } catch (err) {
+      // Failed first, so that the room this frees admits none of the messages waiting for it.
+      this.fail(err as Error);
       this.drop(p, queued);
-      this.failed ??= err as Error;
       this.o.fatal(new Error(`cannot keep a message in the journal: ${(err as Error).message}`));
       throw err;
     }
@@ -151,18 +156,19 @@ export class Intake {
 
   /** Room in the backlog: at once, or once enough is committed (first come, first served). */
   private admit(): Promise<void> {
+    if (this.failed) return Promise.reject(this.failed);
     if (this.backlog.size + this.reserved < this.o.maxPending && this.waiters.length === 0) {
       this.reserved++;
       return Promise.resolve();
     }
     this.o.metrics.delayed();
-    return new Promise<void>((resolve) => this.waiters.push(resolve));
+    return new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
   private release(): void {
     while (this.waiters.length > 0 && this.backlog.size + this.reserved < this.o.maxPending) {
       this.reserved++;
-      (this.waiters.shift() as () => void)();
+      this.waiters.shift()?.resolve();
     }
   }
 
@@ -171,6 +177,12 @@ export class Intake {
     this.backlog.delete(p);
     this.release();
     this.pump();
+  }
+
+  /** Nothing more is kept: the messages waiting for room get no answer (their senders send them again). */
+  private fail(err: Error): void {
+    this.failed ??= err;
+    for (const w of this.waiters.splice(0)) w.reject(err);
   }
 
   /** Hands ready messages to the conversion threads, up to their capacity. */
@@ -267,7 +279,7 @@ export class Intake {
         this.release();
       }
     } catch (err) {
-      this.failed = err as Error;
+      this.fail(err as Error);
       this.o.fatal(new Error(`cannot commit converted output: ${(err as Error).message}`));
     }
   }
