@@ -13,6 +13,7 @@ const cases: Record<string, string> = {
   workbench: "workbench.ts",
   nats: "nats.ts",
   "fhir-server": "fhir-server.ts",
+  mllp: "mllp.ts",
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -21,6 +21,7 @@ const ALL = [
   "worker",
   "stream",
   "publish",
+  "listen",
 ];
 
 describe("crossmap: commands are loaded only when needed", () => {

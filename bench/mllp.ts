@@ -1,0 +1,236 @@
+// Benchmark `mllp`: `crossmap listen --mllp` (a real CLI process, journal on, default durability: each ACK
+// after the fsync) fed by 1 and by 8 concurrent loopback connections, each sending the 22 sample messages
+// (test/fixtures/hl7v2/samples, each with its own MSH-10) one at a time and waiting for the ACK, as MLLP
+// senders do. Measures messages/s acknowledged, messages/s acknowledged and converted (until the listener's
+// /healthz counts them all converted), p50/p99 ACK latency and the listener's CPU per message. A second
+// listener maps only MSH (bench/mllp-header-only.yaml): what the listener itself costs, apart from the
+// conversion. Baseline in the same run: the same clients against a plain Node MLLP server that ACKs at once
+// (bench/mllp-echo.mjs). Prints a table and one JSON line. Knobs: BENCH_MESSAGES (per case, default 2000), BENCH_WORKERS (listener conversion threads),
+// BENCH_LISTEN_ARGS (more `crossmap listen` flags, space-separated, e.g. `--durability commit`).
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { connect, type Socket } from "node:net";
+import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { samples, withControlId } from "../test/intake/mllp-harness.js";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const cli = join(root, "bin", "crossmap.js");
+const TOTAL = Number(process.env.BENCH_MESSAGES ?? 2000);
+const texts = samples().map((s) => s.text);
+
+function started(
+  child: ChildProcess,
+  pattern: RegExp,
+  stream: "stdout" | "stderr",
+): Promise<RegExpExecArray> {
+  let log = "";
+  return new Promise((resolve, reject) => {
+    child[stream]?.on("data", (d: Buffer) => {
+      log += d.toString();
+      const m = pattern.exec(log);
+      if (m) resolve(m);
+    });
+    child.on("exit", (code) => reject(new Error(`exited with ${code}: ${log}`)));
+  });
+}
+
+/** One connection sending its share one at a time; resolves with each message's ACK latency (ms). */
+async function sender(port: number, first: number, count: number, run: string): Promise<number[]> {
+  const socket: Socket = await new Promise((resolve) => {
+    const s = connect(port, "127.0.0.1", () => resolve(s));
+  });
+  socket.setNoDelay(true);
+  let buffer = Buffer.alloc(0);
+  let answered: (() => void) | undefined;
+  socket.on("data", (d: Buffer) => {
+    buffer = Buffer.concat([buffer, d]);
+    const end = buffer.indexOf(0x1c);
+    if (end >= 0 && end + 1 < buffer.length) {
+      const text = buffer.subarray(1, end).toString();
+      buffer = buffer.subarray(end + 2);
+      if (!text.includes("\rMSA|AA|")) throw new Error(`not AA: ${text}`);
+      answered?.();
+    }
+  });
+  const latencies: number[] = [];
+  for (let i = first; i < first + count; i++) {
+    const text = withControlId(texts[i % texts.length] as string, `${run}-${i}`);
+    const t0 = performance.now();
+    const done = new Promise<void>((resolve) => {
+      answered = resolve;
+    });
+    socket.write(Buffer.concat([Buffer.of(0x0b), Buffer.from(text), Buffer.of(0x1c, 0x0d)]));
+    await done;
+    latencies.push(performance.now() - t0);
+  }
+  socket.destroy();
+  return latencies;
+}
+
+interface Result {
+  acked: number;
+  converted?: number;
+  p50: number;
+  p99: number;
+}
+
+async function drive(
+  port: number,
+  connections: number,
+  run: string,
+  convertedCount?: () => Promise<number>,
+): Promise<Result> {
+  const t0 = performance.now();
+  const share = Math.floor(TOTAL / connections);
+  const all = (
+    await Promise.all(Array.from({ length: connections }, (_, c) => sender(port, c * share, share, run)))
+  ).flat();
+  const ackedAt = performance.now();
+  let converted: number | undefined;
+  if (convertedCount) {
+    const target = all.length;
+    while ((await convertedCount()) < target) await new Promise((r) => setTimeout(r, 20));
+    converted = all.length / ((performance.now() - t0) / 1000);
+  }
+  all.sort((a, b) => a - b);
+  const pct = (p: number) => all[Math.min(all.length - 1, Math.floor(p * all.length))] as number;
+  return {
+    acked: all.length / ((ackedAt - t0) / 1000),
+    ...(converted !== undefined ? { converted } : {}),
+    p50: pct(0.5),
+    p99: pct(0.99),
+  };
+}
+
+interface Started {
+  port: number;
+  /** Messages converted so far, and the listener process's CPU seconds (from /healthz and /metrics). */
+  converted(): Promise<number>;
+  cpu(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+async function startListener(dir: string, extra: string[]): Promise<Started> {
+  const child = spawn(process.execPath, [
+    cli,
+    "listen",
+    "--mllp",
+    "0",
+    "--host",
+    "127.0.0.1",
+    "--journal",
+    join(dir, "journal"),
+    "--out-dir",
+    join(dir, "out"),
+    "--health-port",
+    "127.0.0.1:0",
+    ...(process.env.BENCH_WORKERS ? ["--workers", process.env.BENCH_WORKERS] : []),
+    ...(process.env.BENCH_LISTEN_ARGS ? process.env.BENCH_LISTEN_ARGS.split(" ") : []),
+    ...extra,
+  ]);
+  const m = await started(child, /on 127\.0\.0\.1:(\d+);.*health on (http:\S+)/, "stderr");
+  const health = m[2] as string;
+  return {
+    port: Number(m[1]),
+    converted: async () =>
+      ((await (await fetch(`${health}/healthz`)).json()) as { converted_total: number }).converted_total,
+    cpu: async () =>
+      Number(/\nprocess_cpu_seconds_total (\S+)/.exec(await (await fetch(`${health}/metrics`)).text())?.[1]),
+    stop: async () => {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.on("exit", r));
+    },
+  };
+}
+
+interface Row {
+  name: string;
+  connections: number;
+  r: Result;
+  /** Listener CPU ms per message (all its threads). */
+  cpuMs?: number;
+}
+
+/** One listener: a warm-up round, then each connection count; acked and converted, CPU per message. */
+async function measure(name: string, extra: string[], counts: number[]): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), "crossmap-bench-mllp-"));
+  const l = await startListener(dir, extra);
+  const rows: Row[] = [];
+  try {
+    let base = 0;
+    const converted = async () => (await l.converted()) - base;
+    // Not counted: the conversion threads compile their code paths.
+    await drive(l.port, 8, `${name}-warm`, converted);
+    for (const connections of counts) {
+      base = await l.converted();
+      const cpu0 = await l.cpu();
+      const r = await drive(l.port, connections, `${name}-${connections}`, converted);
+      const cpuMs = (((await l.cpu()) - cpu0) * 1000) / (Math.floor(TOTAL / connections) * connections);
+      rows.push({ name: `${name}, ${connections} conn.`, connections, r, cpuMs });
+    }
+  } finally {
+    await l.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+const echo = spawn(process.execPath, [fileURLToPath(new URL("./mllp-echo.mjs", import.meta.url))]);
+try {
+  const echoPort = Number((await started(echo, /(\d+)\n/, "stdout"))[1]);
+  const rows: Row[] = [];
+  for (const connections of [1, 8]) {
+    rows.push({
+      name: `echo, ${connections} conn.`,
+      connections,
+      r: await drive(echoPort, connections, `echo${connections}`),
+    });
+  }
+  rows.push(...(await measure("listen", [], [1, 8])));
+  rows.push(
+    ...(await measure("listen MSH only", ["--crossmap", join(root, "bench", "mllp-header-only.yaml")], [8])),
+  );
+  const echo8 = rows[1]?.r.acked ?? 1;
+  const f = (n: number, d = 0) =>
+    n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
+  console.log(
+    `${TOTAL} messages per case (${texts.length} samples cycled, each sender waits for its ACK), Node ${process.version}, ` +
+      `${cpus().length} x ${cpus()[0]?.model.split(" ").slice(0, 2).join(" ")}, load ${loadavg()[0]?.toFixed(1)}, ` +
+      `conversion threads ${process.env.BENCH_WORKERS ?? Math.max(1, availableParallelism() - 1)}`,
+  );
+  console.log(
+    "case                      acked/s  converted/s  ACK p50 ms  ACK p99 ms  CPU ms/msg  acked vs echo 8",
+  );
+  for (const { name, r, cpuMs } of rows) {
+    console.log(
+      `${name.padEnd(24)} ${f(r.acked).padStart(8)} ${r.converted === undefined ? "           -" : f(r.converted).padStart(12)} ` +
+        `${f(r.p50, 2).padStart(11)} ${f(r.p99, 2).padStart(11)} ${cpuMs === undefined ? "          -" : f(cpuMs, 2).padStart(11)} ` +
+        `${(r.acked / echo8).toFixed(4).padStart(16)}`,
+    );
+  }
+  console.log(
+    JSON.stringify({
+      bench: "mllp",
+      messages: TOTAL,
+      node: process.version,
+      load: Number(loadavg()[0]?.toFixed(2)),
+      cases: Object.fromEntries(
+        rows.map(({ name, r, cpuMs }) => [
+          name,
+          {
+            acked_per_s: Math.round(r.acked),
+            ...(r.converted !== undefined ? { acked_and_converted_per_s: Math.round(r.converted) } : {}),
+            ack_p50_ms: Number(r.p50.toFixed(2)),
+            ack_p99_ms: Number(r.p99.toFixed(2)),
+            ...(cpuMs !== undefined ? { cpu_ms_per_message: Number(cpuMs.toFixed(3)) } : {}),
+            ratio_acked_to_echo_8: Number((r.acked / echo8).toFixed(4)),
+          },
+        ]),
+      ),
+    }),
+  );
+} finally {
+  echo.kill();
+}

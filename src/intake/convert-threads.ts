@@ -1,0 +1,122 @@
+// Where kept messages are converted: a few worker threads (or the main thread with --workers 0), each
+// loading the plan once. A thread that dies takes no message with it: what it held comes back as a dead
+// letter naming the failure, and a new thread takes its place.
+import { Worker } from "node:worker_threads";
+import { AppError } from "../errors.js";
+import { type ConvertSettings, createConverter, failedIssue, type Outcome, whereOf } from "./convert.js";
+import type { FromConverter, ToConverter } from "./convert-worker.js";
+import type { Source } from "./sink.js";
+
+export interface Converter {
+  /** Messages it can hold at once before the caller should wait (the scheduler's bound). */
+  readonly capacity: number;
+  convert(text: string, source: Source): Promise<Outcome>;
+  close(): Promise<void>;
+}
+
+/** Messages queued per thread: enough to keep it busy between two turns of the main thread. */
+const PER_THREAD = 4;
+
+export async function startConverter(settings: ConvertSettings, threads: number): Promise<Converter> {
+  if (threads === 0) {
+    const convert = await createConverter(settings);
+    return { capacity: 1, convert: async (text, source) => convert(text, source), close: async () => {} };
+  }
+  return ThreadConverter.start(settings, threads);
+}
+
+interface Slot {
+  worker: Worker;
+  pending: Map<number, { resolve: (o: Outcome) => void; where: string }>;
+  /** Requests of this turn, posted together at its end. */
+  outbox: ToConverter;
+}
+
+class ThreadConverter implements Converter {
+  readonly capacity: number;
+  private readonly slots: Slot[] = [];
+  private nextId = 0;
+  private closing = false;
+
+  private constructor(
+    private readonly settings: ConvertSettings,
+    threads: number,
+  ) {
+    this.capacity = threads * PER_THREAD;
+  }
+
+  static async start(settings: ConvertSettings, threads: number): Promise<ThreadConverter> {
+    const c = new ThreadConverter(settings, threads);
+    // Every thread must load the plan before the listener opens: a bad crossmap fails the start.
+    await Promise.all(Array.from({ length: threads }, () => c.spawn()));
+    return c;
+  }
+
+  private spawn(): Promise<void> {
+    const worker = new Worker(new URL("./convert-worker.js", import.meta.url));
+    const slot: Slot = { worker, pending: new Map(), outbox: [] };
+    return new Promise<void>((resolve, reject) => {
+      worker.on("message", (m: FromConverter) => {
+        if (m.kind === "ready") {
+          this.slots.push(slot);
+          resolve();
+        } else if (m.kind === "init_error") {
+          reject(new AppError(400, "crossmap_error", `a conversion thread could not start: ${m.message}`));
+        } else {
+          for (const r of m.results) {
+            const p = slot.pending.get(r.id);
+            slot.pending.delete(r.id);
+            p?.resolve(r.outcome);
+          }
+        }
+      });
+      worker.on("error", (err) => this.lost(slot, `the conversion thread failed: ${err.message}`));
+      worker.on("exit", (code) => {
+        reject(new AppError(500, "worker_error", `a conversion thread exited with code ${code}`));
+        this.lost(slot, `the conversion thread exited with code ${code}`);
+      });
+      worker.postMessage(this.settings);
+    });
+  }
+
+  /** A thread is gone: its messages become dead letters, and another thread starts. */
+  private lost(slot: Slot, why: string): void {
+    const at = this.slots.indexOf(slot);
+    if (at < 0) return;
+    this.slots.splice(at, 1);
+    for (const p of slot.pending.values()) p.resolve({ kind: "dead", issues: [failedIssue(p.where, why)] });
+    slot.pending.clear();
+    if (!this.closing) this.spawn().catch(() => {});
+  }
+
+  convert(text: string, source: Source): Promise<Outcome> {
+    const where = whereOf(source);
+    let slot: Slot | undefined;
+    for (const s of this.slots) if (slot === undefined || s.pending.size < slot.pending.size) slot = s;
+    if (slot === undefined) {
+      return Promise.resolve({
+        kind: "dead",
+        issues: [failedIssue(where, "no conversion thread is running")],
+      });
+    }
+    const id = this.nextId++;
+    const chosen = slot;
+    if (chosen.outbox.length === 0) queueMicrotask(() => this.post(chosen));
+    chosen.outbox.push({ id, text, source });
+    return new Promise<Outcome>((resolve) => {
+      chosen.pending.set(id, { resolve, where });
+    });
+  }
+
+  /** One message to the thread for everything asked of it in this turn: a thread wake-up costs more than a message. */
+  private post(slot: Slot): void {
+    const batch = slot.outbox;
+    slot.outbox = [];
+    if (batch.length > 0) slot.worker.postMessage(batch);
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+}

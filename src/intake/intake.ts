@@ -1,0 +1,315 @@
+// The listener's core, between the connections and the output: keeps each accepted message in the journal
+// before its answer leaves, converts kept messages in order per key on the conversion threads, and commits
+// their output together with the journal's marks. Waits (and so delays answers) when too much is kept
+// and not yet converted, instead of dropping or refusing anything.
+import { answerIds, applicationAnswer, keptAnswer } from "./answers.js";
+import type { Outcome } from "./convert.js";
+import type { Converter } from "./convert-threads.js";
+import { decodeFrame, type Header, resendKey, senderOf } from "./header.js";
+import type { Journal, JournalEntry } from "./journal.js";
+import type { ListenMetrics } from "./metrics.js";
+import { KeyedOrder, type Queued } from "./order.js";
+import type { Reports } from "./reports.js";
+import type { Sink, Source } from "./sink.js";
+
+/** Where an application acknowledgment goes later: the connection the message came on. */
+export interface AnswerChannel {
+  /** Sends a framed answer; false when the connection is gone. */
+  sendLater(bytes: Buffer): boolean;
+}
+
+interface Pending {
+  id: number;
+  at: number;
+  text: string;
+  keys: string[];
+  sender: string;
+  controlId: string;
+  /** Set for messages received in this run (not for those recovered from the journal). */
+  header?: Header;
+  channel?: AnswerChannel;
+  outcome?: Outcome;
+}
+
+export interface IntakeOptions {
+  journal: Journal;
+  converter: Converter;
+  sink: Sink;
+  reports: Reports;
+  metrics: ListenMetrics;
+  /** Messages kept and not yet converted past which new ones wait (their answers are delayed). */
+  maxPending: number;
+  log: (line: string) => void;
+  /** Called when output cannot be committed: the process must stop (a restart resumes from the journal). */
+  fatal: (err: Error) => void;
+}
+
+/** Least time between the starts of two commits (ms). */
+const COMMIT_SPACING_MS = 50;
+
+export class Intake {
+  private readonly order = new KeyedOrder<Pending>();
+  /** Admitted and not yet committed, oldest first (for the gate and the lag). */
+  private readonly backlog = new Set<Pending>();
+  private readonly waiters: { resolve: () => void; reject: (err: Error) => void }[] = [];
+  private written: Pending[] = [];
+  private inFlight = 0;
+  /** Room promised to admitted messages not yet in the backlog. */
+  private reserved = 0;
+  private committing: Promise<void> | undefined;
+  private failed: Error | undefined;
+  private stopping = false;
+  private lastCommit = 0;
+  readonly nextAnswerId = answerIds();
+
+  constructor(private readonly o: IntakeOptions) {}
+
+  /** Puts back in order what the journal kept and did not convert before the last stop. */
+  async recover(): Promise<number> {
+    let n = 0;
+    for await (const e of this.o.journal.unconverted()) {
+      const decoded = decodeFrame(e.bytes);
+      const text = "text" in decoded ? decoded.text : e.bytes.toString("latin1");
+      const p: Pending = { ...pendingOf(e), text };
+      this.backlog.add(p);
+      this.order.kept(this.order.add(e.keys, p));
+      n++;
+    }
+    this.pump();
+    return n;
+  }
+
+  get health(): string {
+    return this.failed ? "failing" : "ok";
+  }
+
+  /** Messages waiting for room to be kept. */
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
+  /** Seconds since the oldest message kept and not converted was received (0 when none). */
+  lagSeconds(now: number): number {
+    const oldest = this.backlog.values().next().value as Pending | undefined;
+    return oldest ? Math.max(0, (now - oldest.at) / 1000) : 0;
+  }
+
+  /**
+   * Takes a message in arrival order: it waits for room (backpressure), is queued on its keys and kept.
+   * Resolves with the answer to send once it is kept (undefined when MSH-15 asks for none); rejects when it
+   * could not be kept (the connection then closes unanswered).
+   */
+  receive(
+    header: Header,
+    text: string,
+    keys: string[],
+    bytes: Buffer,
+    channel: AnswerChannel,
+  ): Promise<Buffer | undefined> {
+    const now = Date.now();
+    const p: Pending = {
+      id: -1,
+      at: now,
+      text,
+      keys,
+      sender: senderOf(header),
+      controlId: header.controlId,
+      header,
+      channel,
+    };
+    return this.admit().then(() => {
+      this.reserved--;
+      // Admitted in the same turn as a failure: not kept either.
+      if (this.failed) throw this.failed;
+      return this.keep(p, header, bytes);
+    });
+  }
+
+  /** Queues the message in arrival order and keeps it; resolves with its answer once it is durable. */
+  private async keep(p: Pending, header: Header, bytes: Buffer): Promise<Buffer | undefined> {
+    const queued = this.order.add(p.keys, p);
+    this.backlog.add(p);
+    // The answer is made now so that the journal keeps it: a resend gets these very bytes again.
+    const answer = keptAnswer(header, this.nextAnswerId(), new Date(p.at));
+    const entry = { at: p.at, bytes, keys: p.keys, sender: p.sender, controlId: p.controlId };
+    try {
+      const r = await this.o.journal.keep(entry, resendKey(header), answer);
+      if (r.kind === "duplicate") {
+        this.drop(p, queued);
+        this.o.metrics.duplicates();
+        // The first copy's answer; this one's when the journal no longer has it (kept, all the same).
+        const again = r.answer.length > 0 ? r.answer : answer;
+        return again.length > 0 ? again : undefined;
+      }
+      p.id = r.id;
+      this.order.kept(queued);
+      this.pump();
+      return answer.length > 0 ? answer : undefined;
+    } catch (err) {
+      // Failed first, so that the room this frees admits none of the messages waiting for it.
+      this.fail(err as Error);
+      this.drop(p, queued);
+      this.o.fatal(new Error(`cannot keep a message in the journal: ${(err as Error).message}`));
+      throw err;
+    }
+  }
+
+  /** Room in the backlog: at once, or once enough is committed (first come, first served). */
+  private admit(): Promise<void> {
+    if (this.failed) return Promise.reject(this.failed);
+    if (this.backlog.size + this.reserved < this.o.maxPending && this.waiters.length === 0) {
+      this.reserved++;
+      return Promise.resolve();
+    }
+    this.o.metrics.delayed();
+    return new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  private release(): void {
+    while (this.waiters.length > 0 && this.backlog.size + this.reserved < this.o.maxPending) {
+      this.reserved++;
+      this.waiters.shift()?.resolve();
+    }
+  }
+
+  private drop(p: Pending, queued: Queued<Pending>): void {
+    this.order.cancel(queued);
+    this.backlog.delete(p);
+    this.release();
+    this.pump();
+  }
+
+  /** Nothing more is kept: the messages waiting for room get no answer (their senders send them again). */
+  private fail(err: Error): void {
+    this.failed ??= err;
+    for (const w of this.waiters.splice(0)) w.reject(err);
+  }
+
+  /** Hands ready messages to the conversion threads, up to their capacity. */
+  private pump(): void {
+    while (this.inFlight < this.o.converter.capacity && this.failed === undefined && !this.stopping) {
+      const q = this.order.take();
+      if (q === undefined) return;
+      this.inFlight++;
+      const p = q.value;
+      this.o.converter.convert(p.text, sourceOf(p)).then((outcome) => {
+        this.inFlight--;
+        this.written.push(p);
+        p.outcome = outcome;
+        this.toOutput(p, outcome);
+        // Handed to the output in this order, so the next message of its keys may go now.
+        this.order.done(q);
+        this.pump();
+        this.kick();
+      });
+    }
+  }
+
+  private toOutput(p: Pending, outcome: Outcome): void {
+    const source = sourceOf(p);
+    if (outcome.kind === "dead") {
+      this.o.reports.deadLetter(source, outcome.issues, p.text);
+      return;
+    }
+    this.o.sink.write({ ...source, bundle: outcome.bundle });
+    if (outcome.issuesLine) this.o.reports.issuesOf(outcome.issuesLine);
+  }
+
+  /** Starts a commit unless one runs (which then takes what came meanwhile). */
+  kick(): void {
+    if (this.committing !== undefined || this.failed !== undefined || this.stopping) return;
+    const now = Date.now();
+    if (this.written.length === 0 && !this.o.sink.due?.(now) && !this.o.reports.due(now)) return;
+    this.committing = this.commitAll().finally(() => {
+      this.committing = undefined;
+    });
+  }
+
+  /**
+   * At shutdown: waits for what is being converted, stops handing out more, and commits it all with the
+   * output files closed (what is not converted stays in the journal for the next start).
+   */
+  async settle(timeoutMs: number): Promise<void> {
+    this.stopping = true;
+    const until = Date.now() + timeoutMs;
+    while (this.inFlight > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await this.committing;
+    if (this.failed === undefined) await this.commitAll(true);
+  }
+
+  private async commitAll(close = false): Promise<void> {
+    try {
+      let first = true;
+      while (this.written.length > 0 || first) {
+        if (!first && !close) {
+          // Commits spaced out: each costs a sync of the output files and of the journal, which the
+          // acknowledgments wait behind on the same disk; a batch every COMMIT_SPACING_MS is enough.
+          const wait = this.lastCommit + COMMIT_SPACING_MS - performance.now();
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        }
+        first = false;
+        const batch = this.written;
+        this.written = [];
+        const started = performance.now();
+        this.lastCommit = started;
+        const last = close && this.written.length === 0;
+        // The output and the reports are synced side by side.
+        let [flushed, reports] = await Promise.all([this.o.sink.flush(last), this.o.reports.flush(last)]);
+        if (flushed.refused.length > 0) {
+          for (const r of flushed.refused) {
+            const p = batch.find((x) => x.id === r.id);
+            if (!p) continue;
+            p.outcome = { kind: "dead", issues: r.issues };
+            this.o.reports.deadLetter(
+              { id: p.id, sender: p.sender, controlId: p.controlId, receivedAt: p.at },
+              r.issues,
+              p.text,
+            );
+          }
+          reports = await this.o.reports.flush(last);
+        }
+        await this.o.journal.converted(
+          batch.map((p) => p.id),
+          { sink: flushed.state, reports },
+        );
+        await this.o.sink.committed();
+        this.o.reports.committed();
+        this.o.metrics.commitSeconds((performance.now() - started) / 1000);
+        for (const p of batch) this.committed(p);
+        this.release();
+      }
+    } catch (err) {
+      this.fail(err as Error);
+      this.o.fatal(new Error(`cannot commit converted output: ${(err as Error).message}`));
+    }
+  }
+
+  private committed(p: Pending): void {
+    this.backlog.delete(p);
+    const m = this.o.metrics;
+    const outcome = p.outcome as Outcome;
+    if (outcome.kind === "dead") m.deadLetters();
+    else {
+      m.converted();
+      if (outcome.warnings > 0) m.issues(outcome.warnings, { severity: "warning" });
+      if (outcome.errors > 0) m.issues(outcome.errors, { severity: "error" });
+    }
+    const h = p.header;
+    if (h === undefined || p.channel === undefined) return;
+    const app = applicationAnswer(h, outcome, this.nextAnswerId(), new Date());
+    if (app === undefined) return;
+    if (p.channel.sendLater(app.bytes)) m.acks(1, { code: app.code });
+    else m.undelivered();
+  }
+}
+
+const sourceOf = (p: Pending): Source => ({
+  id: p.id,
+  sender: p.sender,
+  controlId: p.controlId,
+  receivedAt: p.at,
+});
+
+function pendingOf(e: JournalEntry): Omit<Pending, "text"> {
+  return { id: e.id, at: e.at, keys: e.keys, sender: e.sender, controlId: e.controlId };
+}

@@ -1,0 +1,123 @@
+// The intake core when the journal fails (a full or broken disk, which cannot be made to happen on
+// demand): the messages waiting for room are not kept and get no answer, so their connections close and
+// the listener can stop; none waits for ever. Real LMDB journal, files, plan and converter; only the
+// failing write is injected.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { startConverter } from "../../src/intake/convert-threads.js";
+import { FileSink } from "../../src/intake/file-sink.js";
+import { type AnswerChannel, Intake } from "../../src/intake/intake.js";
+import type { JournalEntry, KeepResult, OutputState } from "../../src/intake/journal.js";
+import { LmdbJournal } from "../../src/intake/lmdb-journal.js";
+import { listenMetrics } from "../../src/intake/metrics.js";
+import { Reports } from "../../src/intake/reports.js";
+import { judge } from "../../src/intake/verdict.js";
+import { resolvePlanSpec } from "../../src/pipeline/load-plan.js";
+
+const CROSSMAP = fileURLToPath(new URL("../fixtures/mllp/pid-only.yaml", import.meta.url));
+const ROLL = { rollBytes: 1 << 20, rollMs: 3_600_000, sync: false };
+const DISK = "ENOSPC: no space left on device";
+
+const ADT = (id: string) =>
+  `MSH|^~\\&|LAB|HOSP|CROSSMAP|HOSP|20240101120000||ADT^A08^ADT_A01|${id}|P|2.5.1\r` +
+  `EVN|A08|20240101120000\rPID|1||${id}^^^HOSP^MR||DOE^JOHN\r`;
+
+/** The LMDB journal, but the commit of converted marks (or the keeping of one message) fails. */
+class FailingJournal extends LmdbJournal {
+  failKeepOf: string | undefined;
+  failCommit = false;
+  override keep(entry: Omit<JournalEntry, "id">, key: string, answer: Buffer): Promise<KeepResult> {
+    if (entry.controlId === this.failKeepOf) return Promise.reject(new Error(DISK));
+    return super.keep(entry, key, answer);
+  }
+  override converted(ids: readonly number[], state: OutputState): Promise<void> {
+    if (this.failCommit) return Promise.reject(new Error(DISK));
+    return super.converted(ids, state);
+  }
+}
+
+const channel: AnswerChannel = { sendLater: () => true };
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+async function intakeWith(journal: FailingJournal, dir: string) {
+  const plan = await resolvePlanSpec({
+    from: undefined,
+    to: undefined,
+    via: undefined,
+    crossmaps: [CROSSMAP],
+    transforms: undefined,
+    vocab: undefined,
+  });
+  const converter = await startConverter({ plan, bundle: "collection" }, 0);
+  const sink = new FileSink(join(dir, "out"), ROLL);
+  const reports = new Reports(join(dir, "out"), ROLL);
+  await sink.open(undefined);
+  await reports.open(undefined);
+  closers.push(
+    () => journal.close(),
+    () => converter.close(),
+    () => sink.close(),
+    () => reports.close(),
+  );
+  const fatal: string[] = [];
+  const intake = new Intake({
+    journal,
+    converter,
+    sink,
+    reports,
+    metrics: listenMetrics(),
+    maxPending: 1,
+    log: () => {},
+    fatal: (err) => fatal.push(err.message),
+  });
+  const receive = (id: string) => {
+    const v = judge(Buffer.from(ADT(id), "latin1"), "patient");
+    if (v.kind !== "keep") throw new Error(`${id}: ${v.kind}`);
+    return intake.receive(v.header, v.text, v.keys, Buffer.from(ADT(id), "latin1"), channel);
+  };
+  return { intake, receive, fatal };
+}
+
+const msa = (answer: Buffer | undefined) => answer?.toString("latin1").match(/\rMSA\|[^\r]*/)?.[0];
+
+describe("Intake when the journal fails", () => {
+  it("refuses the messages waiting for room when a commit fails, and every later one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "crossmap-intake-"));
+    const journal = new FailingJournal(join(dir, "journal"), { windowMs: 60_000, durability: "commit" });
+    journal.failCommit = true;
+    const { intake, receive, fatal } = await intakeWith(journal, dir);
+    const first = receive("A-1");
+    // The backlog holds one message: these two wait until A-1 is committed, which never happens.
+    const second = receive("A-2");
+    const third = receive("A-3");
+    expect(msa(await first)).toBe("\rMSA|AA|A-1");
+    await expect(second).rejects.toThrow(DISK);
+    await expect(third).rejects.toThrow(DISK);
+    await expect(receive("A-4")).rejects.toThrow(DISK);
+    expect(fatal).toEqual([`cannot commit converted output: ${DISK}`]);
+    expect(intake.health).toBe("failing");
+    expect(intake.waiting).toBe(0);
+  });
+
+  it("keeps none of the messages waiting for room once one could not be kept", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "crossmap-intake-"));
+    const journal = new FailingJournal(join(dir, "journal"), { windowMs: 60_000, durability: "commit" });
+    journal.failKeepOf = "B-2";
+    const { receive, fatal } = await intakeWith(journal, dir);
+    const first = receive("B-1");
+    const second = receive("B-2");
+    const third = receive("B-3");
+    expect(msa(await first)).toBe("\rMSA|AA|B-1");
+    await expect(second).rejects.toThrow(DISK);
+    await expect(third).rejects.toThrow(DISK);
+    expect(fatal).toEqual([`cannot keep a message in the journal: ${DISK}`]);
+    // Only B-1 is in the journal: B-3 was refused before it was kept.
+    expect(journal.pendingCount()).toBe(0);
+  });
+});

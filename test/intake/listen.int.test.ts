@@ -1,0 +1,219 @@
+// `crossmap listen --mllp` as a sender meets it: an independent MLLP client (@medplum/hl7's Hl7Client) and
+// raw sockets against the real CLI process. Every sample is acknowledged AA and converted into the very
+// Bundle `crossmap map` makes of it; garbage, a frame without its end, a message over the cap and a
+// slowloris client each get their documented answer while other connections go on being answered.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Hl7Message } from "@medplum/core";
+import { Hl7Client } from "@medplum/hl7";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../cli/run-cli.js";
+import { killAll, until } from "../scale/nats-harness.js";
+import {
+  bundleId,
+  frame,
+  type Listener,
+  linesOf,
+  metricsOf,
+  RawClient,
+  samples,
+  startListener,
+  steady,
+  withControlId,
+} from "./mllp-harness.js";
+
+let dir: string;
+let out: string;
+let listener: Listener;
+const converted = async () => (await metricsOf(listener)).converted_total as number;
+
+const ADT = (id: string, patient = "P1") =>
+  `MSH|^~\\&|LAB|HOSP|CROSSMAP|HOSP|20240101120000||ADT^A08^ADT_A01|${id}|P|2.5.1\r` +
+  `EVN|A08|20240101120000\rPID|1||${patient}^^^HOSP^MR||DOE^JOHN||19700101|M\r`;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "crossmap-listen-"));
+  out = join(dir, "out");
+  listener = await startListener([
+    "--journal",
+    join(dir, "journal"),
+    "--out-dir",
+    out,
+    "--max-message-bytes",
+    "64k",
+    "--frame-timeout",
+    "4s",
+    "--workers",
+    "1",
+  ]);
+});
+afterAll(async () => {
+  await killAll();
+});
+
+describe("crossmap listen --mllp", () => {
+  it("acknowledges every sample AA (Hl7Client) and converts it into the Bundle `crossmap map` makes", async () => {
+    // The samples share control ids (MSG00001): each gets its own, or they would be resends.
+    const messages = samples().map((s, i) => ({ ...s, text: withControlId(s.text, `S${i + 1}`) }));
+    const client = new Hl7Client({ host: "127.0.0.1", port: listener.port });
+    const acks: string[] = [];
+    for (const m of messages) {
+      const ack = await client.sendAndWait(Hl7Message.parse(m.text), { timeoutMs: 60_000 });
+      acks.push(
+        `${ack.getSegment("MSA")?.getField(1)?.toString()} ${ack.getSegment("MSA")?.getField(2)?.toString()}`,
+      );
+    }
+    await client.close();
+    expect(acks).toEqual(messages.map((_, i) => `AA S${i + 1}`));
+    await until(async () => (await converted()) === messages.length, 60_000, "every sample converted");
+
+    const inputs = join(dir, "samples");
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(inputs);
+    for (const m of messages) writeFileSync(join(inputs, m.name), m.text.replaceAll("\r", "\n"));
+    const mapped = await runCli(["map", "--from", "hl7v2_2.5.1", "--to", "fhir_r4", inputs, "--quiet"]);
+    const expected = mapped.stdout.split("\n").filter((l) => l !== "");
+    const byId = (lines: string[]) =>
+      lines.map((l) => JSON.parse(l) as { id: string }).sort((a, b) => (a.id < b.id ? -1 : 1));
+    expect(expected.length).toBe(messages.length);
+    expect(byId(linesOf(out, "bundles"))).toEqual(byId(expected));
+    // The messages with issues have one line each in the issues file, as `map --errors` lists them.
+    const issues = linesOf(out, "issues").map(
+      (l) => JSON.parse(l) as { control_id: string; issues: unknown[] },
+    );
+    const mapErrors = await runCli([
+      "map",
+      "--from",
+      "hl7v2_2.5.1",
+      "--to",
+      "fhir_r4",
+      inputs,
+      "--quiet",
+      "--errors",
+      join(dir, "errors.ndjson"),
+    ]);
+    const { readFileSync } = await import("node:fs");
+    const mapIssues = readFileSync(join(dir, "errors.ndjson"), "utf8").split("\n").filter(Boolean);
+    expect([mapErrors.code, issues.reduce((n, l) => n + l.issues.length, 0)]).toEqual([1, mapIssues.length]);
+  });
+
+  it("answers a resend of a kept message with the original ACK, and converts it once", async () => {
+    const before = await converted();
+    const c = await RawClient.connect(listener.port);
+    const first = await c.send(ADT("RESEND-1"));
+    await until(async () => (await converted()) === before + 1, 60_000, "first conversion");
+    const again = await c.send(ADT("RESEND-1"));
+    c.close();
+    expect(again).toBe(first);
+    expect(steady(first ?? "")).toBe(
+      "MSH|^~\\&|CROSSMAP|HOSP|LAB|HOSP|<time>||ACK^A08^ACK|<id>|P|2.5.1\rMSA|AA|RESEND-1\r",
+    );
+    const m = await metricsOf(listener);
+    expect([m.converted_total, m.duplicates_total]).toEqual([before + 1, 1]);
+    const id = bundleId(ADT("RESEND-1"));
+    expect(
+      linesOf(out, "bundles").filter((l) => l.startsWith(`{"resourceType":"Bundle","id":"${id}"`)).length,
+    ).toBe(1);
+  });
+
+  it("answers garbage, a message over the cap and a frame cut short with AR naming why", async () => {
+    const c = await RawClient.connect(listener.port);
+    c.write("GET / HTTP/1.1\r\n\r\n");
+    expect(steady((await c.next()) ?? "")).toBe(
+      "MSH|^~\\&|||||<time>||ACK|<id>|P|2.5.1\rMSA|AR|\r" +
+        'ERR|||100^Segment sequence error^HL70357|E|||18 bytes outside an MLLP frame ("GET / HTTP/1.1<0D><0A><0D><0A>"): ' +
+        "a message starts with 0x0B and ends with 0x1C 0x0D\r",
+    );
+    const big = `${ADT("BIG-1")}NTE|1||${"x".repeat(70_000)}\r`;
+    expect(steady((await c.send(big)) ?? "")).toBe(
+      "MSH|^~\\&|CROSSMAP|HOSP|LAB|HOSP|<time>||ACK^A08^ACK|<id>|P|2.5.1\rMSA|AR|BIG-1\r" +
+        `ERR|||207^Application internal error^HL70357|E|||the message is ${Buffer.byteLength(big)} bytes, ` +
+        "over the limit of 65536 (--max-message-bytes)\r",
+    );
+    c.write(Buffer.concat([Buffer.of(0x0b), Buffer.from(ADT("CUT-1"))]));
+    c.write(frame(ADT("AFTER-CUT")));
+    expect(steady((await c.next()) ?? "")).toBe(
+      "MSH|^~\\&|CROSSMAP|HOSP|LAB|HOSP|<time>||ACK^A08^ACK|<id>|P|2.5.1\rMSA|AR|CUT-1\r" +
+        "ERR|||100^Segment sequence error^HL70357|E|||the frame was not ended (0x1C 0x0D) before the next one started (0x0B)\r",
+    );
+    expect(steady((await c.next()) ?? "")).toContain("MSA|AA|AFTER-CUT\r");
+    c.close();
+  });
+
+  it("answers a message breaking a rule with AE, and one it cannot read with AR", async () => {
+    const c = await RawClient.connect(listener.port);
+    expect(steady((await c.send(ADT(""))) ?? "")).toBe(
+      "MSH|^~\\&|CROSSMAP|HOSP|LAB|HOSP|<time>||ACK^A08^ACK|<id>|P|2.5.1\rMSA|AE|\r" +
+        "ERR||MSH^1^10|101^Required field missing^HL70357|E|||MSH-10 (message control id) is empty: it is what recognises a resend\r",
+    );
+    expect(steady((await c.send(`${ADT("BAD-SEG")}ZZ|x\r`)) ?? "")).toBe(
+      "MSH|^~\\&|CROSSMAP|HOSP|LAB|HOSP|<time>||ACK^A08^ACK|<id>|P|2.5.1\rMSA|AR|BAD-SEG\r" +
+        'ERR|||100^Segment sequence error^HL70357|E|||segment 4: "ZZ\\F\\x" is not a segment: expected a 3-character id and "\\F\\"\r',
+    );
+    c.close();
+  });
+
+  it("closes a slowloris connection after the frame timeout, while other connections are answered", async () => {
+    const slow = await RawClient.connect(listener.port);
+    const bytes = Buffer.concat([Buffer.of(0x0b), Buffer.from(ADT("SLOW-1"))]);
+    let sent = 0;
+    const drip = setInterval(() => {
+      if (sent < bytes.length && !slow.isClosed) slow.write(bytes.subarray(sent, ++sent));
+    }, 100);
+    try {
+      // Meanwhile another sender is answered, message after message, before the slow one hears anything.
+      const client = new Hl7Client({ host: "127.0.0.1", port: listener.port });
+      for (let i = 0; i < 5; i++) {
+        const ack = await client.sendAndWait(Hl7Message.parse(ADT(`FAST-${i}`, `F${i}`)), {
+          timeoutMs: 60_000,
+        });
+        expect(ack.getSegment("MSA")?.getField(1)?.toString()).toBe("AA");
+      }
+      await client.close();
+      expect(slow.isClosed).toBe(false);
+      const answer = await slow.next();
+      // Its MSH came only in part (one byte every 0.1 s): the answer copies what it has of it.
+      expect(steady(answer ?? "")).toBe(
+        "MSH|^~\\&|CROSSMAP|HOSP|LAB|HOSP|<time>||ACK|<id>|P|2.5.1\rMSA|AR|\r" +
+          "ERR|||100^Segment sequence error^HL70357|E|||the frame was not ended (0x1C 0x0D) within 4 s\r",
+      );
+      await slow.closed;
+    } finally {
+      clearInterval(drip);
+    }
+    const m = await metricsOf(listener);
+    expect(m.connections_closed_total).toEqual({ frame_timeout: 1 });
+  });
+
+  it("in enhanced mode answers CA once kept, then the application ACK once converted", async () => {
+    const c = await RawClient.connect(listener.port);
+    const text = ADT("ENH-1").replace("|P|2.5.1\r", "|P|2.5.1|||AL|AL\r");
+    c.write(frame(text));
+    const commit = await c.next();
+    const app = await c.next();
+    c.close();
+    expect([steady(commit ?? ""), steady(app ?? "")]).toEqual([
+      "MSH|^~\\&|CROSSMAP|HOSP|LAB|HOSP|<time>||ACK^A08^ACK|<id>|P|2.5.1\rMSA|CA|ENH-1\r",
+      "MSH|^~\\&|CROSSMAP|HOSP|LAB|HOSP|<time>||ACK^A08^ACK|<id>|P|2.5.1\rMSA|AA|ENH-1\r",
+    ]);
+  });
+
+  it("serves Prometheus metrics", async () => {
+    const text = await (await fetch(`${listener.health}/metrics`)).text();
+    const m = await metricsOf(listener);
+    expect(text).toContain(`crossmap_listen_converted_total ${m.converted_total}\n`);
+    expect(text).toContain('crossmap_listen_acks_total{code="CA"} 1\n');
+    expect(text).toContain("crossmap_listen_duplicates_total 1\n");
+    expect(text).toContain("crossmap_listen_journal_pending 0\n");
+    expect(text).toContain("# TYPE crossmap_listen_lag_seconds gauge\n");
+    expect(m.refused_total).toEqual({
+      outside_frame: 1,
+      too_large: 1,
+      unended: 1,
+      rule: 1,
+      unreadable: 1,
+      frame_timeout: 1,
+    });
+  });
+});
