@@ -19,6 +19,8 @@ interface ServeOptions extends DataDirOptions {
   durability: string;
   maxRecords: string;
   maxConnections: string;
+  maxConnectionsPerAddress: string;
+  healthReserve: string;
   headersTimeout: string;
   requestTimeout: string;
   keepAliveTimeout: string;
@@ -49,6 +51,16 @@ export function registerServe(program: Command): void {
         "--max-connections <n>",
         "most open connections; more are refused",
         String(CONNECTION_DEFAULTS.maxConnections),
+      )
+      .option(
+        "--max-connections-per-address <n>",
+        "most open connections from one remote address (0: no cap; raise it behind a proxy)",
+        String(CONNECTION_DEFAULTS.maxConnectionsPerAddress),
+      )
+      .option(
+        "--health-reserve <n>",
+        "connections kept beyond the caps for /healthz alone",
+        String(CONNECTION_DEFAULTS.healthReserve),
       )
       .option(
         "--headers-timeout <s>",
@@ -126,6 +138,8 @@ async function serve(opts: ServeOptions, defaultDataDir: boolean): Promise<void>
   const maxRecords = integer("--max-records", opts.maxRecords, 1);
   const limits = {
     maxConnections: integer("--max-connections", opts.maxConnections, 1),
+    maxConnectionsPerAddress: integer("--max-connections-per-address", opts.maxConnectionsPerAddress, 0),
+    healthReserve: integer("--health-reserve", opts.healthReserve, 0, 1000),
     headersTimeoutMs: millis("--headers-timeout", opts.headersTimeout),
     requestTimeoutMs: millis("--request-timeout", opts.requestTimeout),
     keepAliveTimeoutMs: millis("--keep-alive-timeout", opts.keepAliveTimeout),

@@ -177,6 +177,15 @@ export function createApp(options: AppOptions): Koa {
     ctx.body = JSON.stringify(out);
   }
 
+  // Every answer, errors and the page's files included: a browser must never guess a type the server did
+  // not send (an export's text, an error's JSON) and run it. Set last so headers keep Koa's order.
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } finally {
+      ctx.set("X-Content-Type-Options", "nosniff");
+    }
+  });
   app.use(requestLogger(log));
   // Before errors and auth: a preflight carries no key, and an error answer must still be readable.
   app.use(corsMiddleware(options.corsOrigins ?? []));
@@ -191,6 +200,12 @@ export function createApp(options: AppOptions): Koa {
       const matched = (ctx as Context & { matched?: unknown[] }).matched ?? [];
       ctx.status = matched.length > 0 ? 405 : 404;
       if (ctx.status === 404) ctx.remove("Allow");
+    }
+    // OPTIONS beyond a listed origin's CORS preflight (answered before this): the router would say an
+    // empty text/plain 200; the API serves no OPTIONS, so it is a 405 like any other method (with Allow).
+    if (ctx.method === "OPTIONS" && ctx.status === 200 && !ctx.body) {
+      ctx.body = undefined;
+      ctx.status = 405;
     }
     const detail = UNMATCHED[ctx.status];
     if (ctx.body === undefined && detail !== undefined) {
