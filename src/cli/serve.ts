@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { AppError } from "../errors.js";
 import { createApp } from "../server/app.js";
 import { checkOrigin } from "../server/cors.js";
+import { DataPool } from "../server/data-pool.js";
 import { CONNECTION_DEFAULTS, listen, type RunningServer } from "../server/listen.js";
 import { jsonLineLogger } from "../server/logging.js";
 import { MAP_POOL_DEFAULTS, MapPool } from "../server/map-pool.js";
@@ -161,10 +162,19 @@ async function serve(opts: ServeOptions, defaultDataDir: boolean): Promise<void>
   const created = prepareDataDir(opts.dataDir, opts.init === true || defaultDataDir) === "created";
   const log = jsonLineLogger(process.stdout);
   const stores = openStores(opts.dataDir, { durability: opts.durability });
+  // Imports, exports, revalidation and pulls: a worker of their own on the same environment.
+  const dataPool = new DataPool({
+    config: {
+      dataDir: opts.dataDir,
+      durability: opts.durability,
+      ...(opts.vocab !== undefined ? { vocab: opts.vocab } : {}),
+    },
+  });
   const app = createApp({
     stores,
     log,
     mapPool,
+    dataPool,
     maxRecords,
     corsOrigins,
     ...(vocabulary ? { vocabulary } : {}),
@@ -174,6 +184,7 @@ async function serve(opts: ServeOptions, defaultDataDir: boolean): Promise<void>
     running = await listen(app, port, opts.host, limits, log);
   } catch (err) {
     await mapPool.close();
+    await dataPool.close();
     await stores.close();
     await vocabulary?.close();
     // Nothing was served from a directory made for this start: leave no empty database behind.
@@ -218,6 +229,7 @@ async function serve(opts: ServeOptions, defaultDataDir: boolean): Promise<void>
   log({ level: "info", msg: "shutting down", signal });
   await running.close();
   await mapPool.close();
+  await dataPool.close();
   await stores.close();
   await vocabulary?.close();
   log({ level: "info", msg: "stopped" });

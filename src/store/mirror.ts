@@ -78,7 +78,7 @@ export class ItemMirror<T extends SchemaItem | ConceptItem> {
     const mirror = new ItemMirror(audit, shape, projectId, kind, items, seq);
     for (const [s, item] of early) mirror.applyOwn(s, item);
     early.length = 0;
-    mirror.sync();
+    await mirror.catchUp();
     return mirror;
   }
 
@@ -90,9 +90,41 @@ export class ItemMirror<T extends SchemaItem | ConceptItem> {
 
   /** Applies the changes other processes committed since the last call. */
   sync(): void {
-    const last = this.audit.lastSeq();
+    this.syncUpTo(this.audit.lastSeq());
+  }
+
+  /**
+   * Like `sync`, but reads a long run of others' changes (an import of 400,000 rows by a data worker or
+   * the CLI) CHUNK events per turn of the event loop, so that catching up never stalls other requests.
+   */
+  async catchUp(): Promise<void> {
+    while (this.catching) await this.catching;
+    if (this.audit.lastSeq() - this.seq <= CHUNK) {
+      this.sync();
+      return;
+    }
+    const run = (async () => {
+      for (let last = this.audit.lastSeq(); last - this.seq > CHUNK; last = this.audit.lastSeq()) {
+        this.syncUpTo(this.seq + CHUNK);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      this.sync();
+    })();
+    this.catching = run;
+    try {
+      await run;
+    } finally {
+      if (this.catching === run) this.catching = undefined;
+    }
+  }
+
+  private catching: Promise<void> | undefined;
+
+  private syncUpTo(last: number): void {
     if (last <= this.seq) return;
-    if (last - this.seq > this.own.size) {
+    let mine = 0;
+    for (const s of this.own) if (s <= last) mine++;
+    if (last - this.seq > mine) {
       for (let s = this.seq + 1; s <= last; s++) {
         if (this.own.delete(s)) continue;
         const event = this.audit.get(s);
@@ -100,7 +132,8 @@ export class ItemMirror<T extends SchemaItem | ConceptItem> {
           this.apply(event.after as T);
       }
     }
-    this.own.clear();
+    // Own changes at or below `last` are applied; those above stay noted for the next call.
+    for (const s of this.own) if (s <= last) this.own.delete(s);
     this.seq = last;
   }
 
@@ -185,7 +218,7 @@ export class MirrorCache<T extends SchemaItem | ConceptItem> {
   /** The project's mirror, brought up to date (built first if needed). Call outside a write transaction. */
   async of(projectId: string): Promise<ItemMirror<T>> {
     const mirror = await this.entry(projectId).ready;
-    mirror.sync();
+    await mirror.catchUp();
     return mirror;
   }
 
