@@ -2,6 +2,8 @@
 // and field it reads, every target entity and top-level element it writes. A name the definition lacks is
 // a warning with a "did you mean" (an error with `crossmap check --strict`); a standard with no definition,
 // or an entity whose fields the definition does not list, is not checked.
+
+import { headField } from "./paths.js";
 import type { KeyPath } from "./problems.js";
 import { suggest } from "./problems.js";
 import type { StandardDefinition } from "./standards.js";
@@ -189,7 +191,7 @@ function conditionFields(when: unknown, at: KeyPath): [string, KeyPath][] {
 /** A source path outside a field entry's own source: `$` names are the reader's context, `a[*].b` reads a. */
 function checkPath(path: string, at: KeyPath, entity: string, side: Side, sink: WarningSink): void {
   if (path.startsWith("$")) return;
-  const problem = side.fieldProblem(entity, head(path));
+  const problem = side.fieldProblem(entity, headField(path));
   if (problem) sink.add(at, "unknown_field", problem);
 }
 
@@ -206,7 +208,7 @@ function checkSources(
     // `$ctx.` and other `$` names are the reader's context, not fields of the record.
     if (path.startsWith("$")) return;
     // `PID.3$2` is the second repetition of PID-3 (the HL7 v2 reader's notation): field 3.
-    const problem = side.fieldProblem(entity, head(path).replace(/\$\d+$/, ""));
+    const problem = side.fieldProblem(entity, headField(path).replace(/\$\d+$/, ""));
     if (problem) sink.add(where, "unknown_field", problem, preferKey);
   };
   const declared = entry.source;

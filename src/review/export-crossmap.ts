@@ -3,6 +3,7 @@
 // (from the target standard's definition in crossmaps/standards/). What a crossmap cannot hold is left
 // out with a comment naming it, never dropped silently.
 import { stringify } from "yaml";
+import { sourceSegment } from "../crossmap/paths.js";
 import { loadStandard } from "../crossmap/standards.js";
 import type { Project, SchemaItem } from "../store/types.js";
 
@@ -97,7 +98,9 @@ export function crossmapFromSchemaItems(
       }
       written.set(item.target_column!, `${table}.${item.source_column}`);
       const { transform, config } = transformFor(typeOf(target, item.target_column!));
-      fieldMap[`${table}.${item.source_column}`] = {
+      // A column that is not a plain name (`Patient ID`, `a: b`, `#c`) is quoted in the path, so that the
+      // crossmap reads exactly that column (see the crossmap language, Paths).
+      fieldMap[`${table}.${sourceSegment(item.source_column)}`] = {
         target: `${target}.${item.target_column}`,
         transform,
         ...(config ? { config } : {}),

@@ -166,7 +166,7 @@ export function parseMappingFile(csv: Uint8Array | string, options: ImportOption
   const problems: ImportProblem[] = table.broken.map((b) => ({
     line: b.line,
     severity: "error",
-    message: `unreadable row: ${b.message}`,
+    message: b.message,
   }));
   const items: ImportedItem[] = [];
   // An item is identified by (source_column, source_code): the store's natural key.
