@@ -26,6 +26,9 @@ beforeAll(async () => {
     maxConnections: 20,
     maxConnectionsPerAddress: 5,
     healthReserve: 4,
+    // Idle sockets stay for the whole file (no timeout closes them meanwhile).
+    headersTimeoutMs: 60_000,
+    requestTimeoutMs: 60_000,
   });
 });
 afterAll(async () => {
@@ -41,8 +44,11 @@ const until = async (done: () => boolean) => {
 
 /** Opens `n` idle sockets from `from`; resolves once the server has admitted or refused every one. */
 async function open(from: string, n: number): Promise<void> {
+  // (On a server without the admission's counts, this waits its full 5 s.)
   const seen = () =>
-    running.admission.open.normal + running.admission.open.reserve + running.admission.refused;
+    running.admission
+      ? running.admission.open.normal + running.admission.open.reserve + running.admission.refused
+      : Number.NaN;
   const before = seen();
   for (let i = 0; i < n; i++) {
     const s = connect({ port: running.port, host: "127.0.0.1", localAddress: from });
@@ -86,19 +92,22 @@ function ask(from: string, method: string, path: string, key?: string): Promise<
 describe("connection limits", () => {
   it("caps the sockets of one address, keeps two more of its own for /healthz, and serves other clients", async () => {
     await open("127.0.0.2", 30);
+    // Another client's new connections are all served (issue 27: one client's ~1,100 sockets made 93-96%
+    // of the others' fail; here, before the cap per address, its 20 sockets refused every one).
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++)
+      statuses.push((await ask("127.0.0.1", "GET", "/api/v1/projects", admin)).status);
+    expect(statuses).toEqual(Array(10).fill(200));
     expect(running.admission.open).toEqual({ normal: 5, reserve: 2 });
     expect(running.admission.refused).toBe(23);
-    // Another client's new connections are all served (on main, the 20 sockets of one client refused them).
-    const statuses: number[] = [];
-    for (let i = 0; i < 10; i++) statuses.push((await ask("127.0.0.1", "GET", "/healthz")).status);
-    expect(statuses).toEqual(Array(10).fill(200));
   });
 
   it("keeps a reserve past the global cap that answers /healthz and nothing else", async () => {
     for (const from of ["127.0.0.3", "127.0.0.4", "127.0.0.5"]) await open(from, 5);
-    expect(running.admission.open).toEqual({ normal: 20, reserve: 2 });
+    // Issue 27: with the cap full (19,000 idle sockets), 20% of /healthz probes failed.
     const probe = await ask("127.0.0.6", "GET", "/healthz");
     expect([probe.status, probe.body, probe.headers.connection]).toEqual([200, '{"status":"ok"}', "close"]);
+    expect(running.admission.open).toEqual({ normal: 20, reserve: 2 });
     const other = await ask("127.0.0.6", "GET", "/api/v1/projects", admin);
     expect([other.status, JSON.parse(other.body), other.headers.connection]).toEqual([
       503,
