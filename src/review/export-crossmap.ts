@@ -56,7 +56,9 @@ export function crossmapFromSchemaItems(
       omitted.push({ id: item.id, reason: `${item.source_table}.${item.source_column}: no target` });
       continue;
     }
-    byTable.set(item.source_table, [...(byTable.get(item.source_table) ?? []), item]);
+    const list = byTable.get(item.source_table);
+    if (list) list.push(item);
+    else byTable.set(item.source_table, [item]);
   }
   const entityMap: Record<string, string> = {};
   const fieldMap: Record<string, Record<string, unknown>> = {};

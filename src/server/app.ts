@@ -193,6 +193,7 @@ export function createApp(options: AppOptions): CrossmapApp {
       principal,
       ifMatch,
       stores,
+      client: `${principal?.keyId ?? "-"} ${ctx.ip}`,
       ...(route.records ? { rawBody } : {}),
     });
     ctx.status = result.status ?? route.status ?? 200;

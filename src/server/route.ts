@@ -14,6 +14,8 @@ export interface RouteInput<Q, B> {
   principal: Principal | null;
   ifMatch: IfMatch;
   stores: Stores;
+  /** Who is asking, for taking turns (the key and the remote address): see fair-queue.ts. */
+  client: string;
   /**
    * Record-carrying routes: the body's JSON text, unparsed (parsed and validated in a map worker), and
    * whether bytes that were not UTF-8 were marked in it (then the worker answers 422 naming the fields).

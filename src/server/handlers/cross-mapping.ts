@@ -28,8 +28,12 @@ const fromWorker = (reply: Extract<FinalReply, { kind: "error" }>) =>
   new AppError(reply.status, reply.code, reply.message, reply.problems);
 
 /** The stateless call: the response as JSON bytes. */
-export async function mapStateless(pool: MapPool, body: RawJsonBody | undefined): Promise<Uint8Array> {
-  const reply = await pool.run({ ...jobText(body), project: "none" });
+export async function mapStateless(
+  pool: MapPool,
+  body: RawJsonBody | undefined,
+  client = "",
+): Promise<Uint8Array> {
+  const reply = await pool.run({ ...jobText(body), project: "none" }, undefined, client);
   switch (reply.kind) {
     case "done":
       return reply.json;
@@ -53,6 +57,7 @@ export async function mapAndRecord(
   projectId: string,
   body: RawJsonBody | undefined,
   deps: ProjectMapDeps,
+  client = "",
 ): Promise<Uint8Array> {
   const exists = stores.projects.exists(projectId);
   const decisions = exists ? await deps.decisions.of(stores, projectId) : undefined;
@@ -79,6 +84,7 @@ export async function mapAndRecord(
       (run) => {
         started = run;
       },
+      client,
     );
   } catch (err) {
     if (started === undefined || !(err instanceof AppError)) throw err;
