@@ -14,6 +14,7 @@ const cases: Record<string, string> = {
   nats: "nats.ts",
   "fhir-server": "fhir-server.ts",
   mllp: "mllp.ts",
+  "data-load": "data-load.ts",
 };
 
 const [name, ...args] = process.argv.slice(2);

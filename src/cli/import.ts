@@ -40,13 +40,14 @@ export function registerImport(program: Command): void {
         "send the file to a running server instead (key from the CROSSMAP_API_KEY environment variable)",
       ),
   ).action(async (file: string, flags: ImportFlags) => {
-    let text: string;
+    // Bytes, not text: a byte that is not UTF-8 is reported on its row, never read as U+FFFD.
+    let bytes: Buffer;
     try {
-      text = await readFile(file, "utf8");
+      bytes = await readFile(file);
     } catch (err) {
       throw new AppError(400, "unreadable", `cannot read ${file}: ${(err as Error).message}`);
     }
-    const summary = flags.server ? await viaServer(flags, file, text) : await intoDataDir(flags, text);
+    const summary = flags.server ? await viaServer(flags, file, bytes) : await intoDataDir(flags, bytes);
     for (const p of summary.problems) {
       process.stderr.write(`${file}:${p.line}: ${p.severity === "warning" ? "warning: " : ""}${p.message}\n`);
     }
@@ -55,7 +56,7 @@ export function registerImport(program: Command): void {
   });
 }
 
-async function intoDataDir(flags: ImportFlags, text: string): Promise<ImportSummary> {
+async function intoDataDir(flags: ImportFlags, bytes: Buffer): Promise<ImportSummary> {
   const { importMappings } = await import("../server/handlers/project-data.js");
   const vocabulary = flags.vocab
     ? (await import("../vocab/lmdb-bridge.js")).openVocabulary(flags.vocab)
@@ -65,7 +66,7 @@ async function intoDataDir(flags: ImportFlags, text: string): Promise<ImportSumm
       if (!stores.projects.get(flags.project)) {
         throw new AppError(404, "not_found", `Project ${flags.project} not found in ${flags.dataDir}`);
       }
-      return importMappings(stores, flags.project, text, {
+      return importMappings(stores, flags.project, bytes, {
         format: flags.format,
         sourceVocabularyId: flags.sourceVocabulary,
         sourceColumn: flags.sourceColumn,
@@ -79,7 +80,7 @@ async function intoDataDir(flags: ImportFlags, text: string): Promise<ImportSumm
   }
 }
 
-async function viaServer(flags: ImportFlags, file: string, text: string): Promise<ImportSummary> {
+async function viaServer(flags: ImportFlags, file: string, bytes: Buffer): Promise<ImportSummary> {
   const key = process.env.CROSSMAP_API_KEY;
   if (!key)
     throw new AppError(
@@ -90,7 +91,10 @@ async function viaServer(flags: ImportFlags, file: string, text: string): Promis
   if (flags.vocab)
     throw new AppError(400, "usage", "--vocab is the server's own with --server; leave it out");
   const format =
-    flags.format ?? (/^\uFEFF?[^\n]*\bsourceCode\b/.test(text) ? "usagi" : "source-to-concept-map");
+    flags.format ??
+    (/^[^\n]*\bsourceCode\b/.test(bytes.subarray(0, 65_536).toString("latin1"))
+      ? "usagi"
+      : "source-to-concept-map");
   const query = new URLSearchParams();
   if (flags.sourceVocabulary) query.set("source_vocabulary_id", flags.sourceVocabulary);
   if (flags.sourceColumn) query.set("source_column", flags.sourceColumn);
@@ -101,7 +105,7 @@ async function viaServer(flags: ImportFlags, file: string, text: string): Promis
     res = await fetch(url, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "text/csv; charset=utf-8" },
-      body: text,
+      body: new Uint8Array(bytes),
     });
   } catch (err) {
     throw new AppError(400, "unreachable", `cannot reach ${flags.server}: ${(err as Error).message}`);

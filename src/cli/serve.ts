@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { AppError } from "../errors.js";
 import { createApp } from "../server/app.js";
 import { checkOrigin } from "../server/cors.js";
+import { DataPool } from "../server/data-pool.js";
 import { CONNECTION_DEFAULTS, listen, type RunningServer } from "../server/listen.js";
 import { jsonLineLogger } from "../server/logging.js";
 import { MAP_POOL_DEFAULTS, MapPool } from "../server/map-pool.js";
@@ -19,6 +20,8 @@ interface ServeOptions extends DataDirOptions {
   durability: string;
   maxRecords: string;
   maxConnections: string;
+  maxConnectionsPerAddress: string;
+  healthReserve: string;
   headersTimeout: string;
   requestTimeout: string;
   keepAliveTimeout: string;
@@ -49,6 +52,16 @@ export function registerServe(program: Command): void {
         "--max-connections <n>",
         "most open connections; more are refused",
         String(CONNECTION_DEFAULTS.maxConnections),
+      )
+      .option(
+        "--max-connections-per-address <n>",
+        "most open connections from one remote address (0: no cap; raise it behind a proxy)",
+        String(CONNECTION_DEFAULTS.maxConnectionsPerAddress),
+      )
+      .option(
+        "--health-reserve <n>",
+        "connections kept beyond the caps for /healthz alone",
+        String(CONNECTION_DEFAULTS.healthReserve),
       )
       .option(
         "--headers-timeout <s>",
@@ -126,6 +139,8 @@ async function serve(opts: ServeOptions, defaultDataDir: boolean): Promise<void>
   const maxRecords = integer("--max-records", opts.maxRecords, 1);
   const limits = {
     maxConnections: integer("--max-connections", opts.maxConnections, 1),
+    maxConnectionsPerAddress: integer("--max-connections-per-address", opts.maxConnectionsPerAddress, 0),
+    healthReserve: integer("--health-reserve", opts.healthReserve, 0, 1000),
     headersTimeoutMs: millis("--headers-timeout", opts.headersTimeout),
     requestTimeoutMs: millis("--request-timeout", opts.requestTimeout),
     keepAliveTimeoutMs: millis("--keep-alive-timeout", opts.keepAliveTimeout),
@@ -147,10 +162,19 @@ async function serve(opts: ServeOptions, defaultDataDir: boolean): Promise<void>
   const created = prepareDataDir(opts.dataDir, opts.init === true || defaultDataDir) === "created";
   const log = jsonLineLogger(process.stdout);
   const stores = openStores(opts.dataDir, { durability: opts.durability });
+  // Imports, exports, revalidation and pulls: a worker of their own on the same environment.
+  const dataPool = new DataPool({
+    config: {
+      dataDir: opts.dataDir,
+      durability: opts.durability,
+      ...(opts.vocab !== undefined ? { vocab: opts.vocab } : {}),
+    },
+  });
   const app = createApp({
     stores,
     log,
     mapPool,
+    dataPool,
     maxRecords,
     corsOrigins,
     ...(vocabulary ? { vocabulary } : {}),
@@ -160,6 +184,7 @@ async function serve(opts: ServeOptions, defaultDataDir: boolean): Promise<void>
     running = await listen(app, port, opts.host, limits, log);
   } catch (err) {
     await mapPool.close();
+    await dataPool.close();
     await stores.close();
     await vocabulary?.close();
     // Nothing was served from a directory made for this start: leave no empty database behind.
@@ -204,6 +229,7 @@ async function serve(opts: ServeOptions, defaultDataDir: boolean): Promise<void>
   log({ level: "info", msg: "shutting down", signal });
   await running.close();
   await mapPool.close();
+  await dataPool.close();
   await stores.close();
   await vocabulary?.close();
   log({ level: "info", msg: "stopped" });

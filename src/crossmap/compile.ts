@@ -178,7 +178,9 @@ export function compileDocument(
     const fieldsOf = new Map<string, [string, FieldEntry | FieldEntry[]][]>();
     for (const [key, value] of Object.entries(doc.field_map)) {
       const entity = key.slice(0, Math.max(key.indexOf("."), 0));
-      fieldsOf.set(entity, [...(fieldsOf.get(entity) ?? []), [key, value]]);
+      const list = fieldsOf.get(entity);
+      if (list) list.push([key, value]);
+      else fieldsOf.set(entity, [[key, value]]);
     }
     // Field keys of no entity are problems the build reported; a lazy document has none.
     for (const e of entities.values()) {

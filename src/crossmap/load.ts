@@ -109,7 +109,11 @@ export function analyseCrossmap(
   const crossmap = new Crossmap(doc, compiled.plans, options.file, compiled.gather, options.overlay);
   if (options.standards) {
     const reads = new Map<string, string[]>();
-    for (const f of crossmap.fieldMappings()) reads.set(f.key, [...(reads.get(f.key) ?? []), ...f.reads]);
+    for (const f of crossmap.fieldMappings()) {
+      const list = reads.get(f.key);
+      if (list) list.push(...f.reads);
+      else reads.set(f.key, [...f.reads]);
+    }
     checkStandards(doc, warnings, {
       source: loadStandard(doc.source),
       target: loadStandard(doc.target),

@@ -22,6 +22,11 @@ export class Problems {
     private readonly severity?: "warning",
   ) {}
 
+  /** No more problems are listed, only counted. */
+  get full(): boolean {
+    return this.list.length >= MAX_PROBLEMS;
+  }
+
   add(path: KeyPath, code: string, message: string, preferKey = false): void {
     if (this.list.length >= MAX_PROBLEMS) {
       this.omitted++;

@@ -2,6 +2,7 @@
 // judged against whatever standard definitions are available (none -> the unmapped lists are empty and
 // `definitions` says so).
 import type { Crossmap } from "./crossmap.js";
+import { headField } from "./paths.js";
 import type { StandardDefinition } from "./standards.js";
 
 export interface MappingReport {
@@ -32,9 +33,9 @@ export function mappingReport(
       .map((o) => ({ source_entity: e, target_entity: o.targetEntity }));
   });
   const usedSource = new Set(
-    fields.flatMap((f) => [...f.sources, ...f.reads].map((s) => `${f.sourceEntity}.${head(s)}`)),
+    fields.flatMap((f) => [...f.sources, ...f.reads].map((s) => `${f.sourceEntity}.${headField(s)}`)),
   );
-  for (const r of crossmap.conditionReads()) usedSource.add(`${r.sourceEntity}.${head(r.path)}`);
+  for (const r of crossmap.conditionReads()) usedSource.add(`${r.sourceEntity}.${headField(r.path)}`);
   const usedTarget = new Set(fields.map((f) => `${f.targetEntity}.${head(f.target.split(".")[1] ?? "")}`));
   for (const c of crossmap.document.constants ? Object.entries(crossmap.document.constants) : []) {
     for (const path of Object.keys(c[1])) usedTarget.add(`${c[0]}.${head(path)}`);

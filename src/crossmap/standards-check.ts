@@ -2,6 +2,8 @@
 // and field it reads, every target entity and top-level element it writes. A name the definition lacks is
 // a warning with a "did you mean" (an error with `crossmap check --strict`); a standard with no definition,
 // or an entity whose fields the definition does not list, is not checked.
+
+import { headField } from "./paths.js";
 import type { KeyPath } from "./problems.js";
 import { suggest } from "./problems.js";
 import type { StandardDefinition } from "./standards.js";
@@ -9,6 +11,8 @@ import type { StandardDefinition } from "./standards.js";
 /** Where warnings go: the loader's located collector. */
 export interface WarningSink {
   add(path: KeyPath, code: string, message: string, preferKey?: boolean): void;
+  /** True once the sink lists no more (it only counts): a "did you mean" is then not worth its cost. */
+  readonly full?: boolean;
 }
 
 export interface StandardsCheckOptions {
@@ -21,6 +25,8 @@ export interface StandardsCheckOptions {
 /** One side of the mapping: which names the definition knows. */
 class Side {
   private readonly fields = new Map<string, Set<string>>();
+  /** The same names as lists, for suggestions (made once, not per unknown name). */
+  private readonly lists = new Map<string, string[]>();
   private readonly names: string[];
 
   constructor(readonly def: StandardDefinition) {
@@ -42,11 +48,19 @@ class Side {
     return `"${entity}" is not an entity of ${this.def.standard}${suggest(entity, this.names)}`;
   }
 
-  /** A message when the entity's fields are listed and `field` is not one of them, else undefined. */
-  fieldProblem(entity: string, field: string): string | undefined {
+  /**
+   * A message when the entity's fields are listed and `field` is not one of them, else undefined; with a
+   * "did you mean" unless `suggesting` is false (the message will only be counted).
+   */
+  fieldProblem(entity: string, field: string, suggesting = true): string | undefined {
     const known = this.fields.get(entity);
     if (known === undefined || known.has(field)) return undefined;
-    return `${entity} has no field "${field}" in ${this.def.standard}${suggest(field, [...known])}`;
+    let list = this.lists.get(entity);
+    if (list === undefined) {
+      list = [...known];
+      this.lists.set(entity, list);
+    }
+    return `${entity} has no field "${field}" in ${this.def.standard}${suggesting ? suggest(field, list) : ""}`;
   }
 }
 
@@ -110,7 +124,7 @@ export function checkStandards(doc: Raw, sink: WarningSink, options: StandardsCh
         // A target that names no output is the compiler's error, not a warning here.
         const targetEntity = tdot > 0 ? outputs.get(t.slice(0, tdot)) : undefined;
         if (targetEntity === undefined) continue;
-        const problem = target.fieldProblem(targetEntity, head(t.slice(tdot + 1)));
+        const problem = target.fieldProblem(targetEntity, head(t.slice(tdot + 1)), !sink.full);
         if (problem) sink.add(where, "unknown_field", problem);
       }
     });
@@ -189,7 +203,7 @@ function conditionFields(when: unknown, at: KeyPath): [string, KeyPath][] {
 /** A source path outside a field entry's own source: `$` names are the reader's context, `a[*].b` reads a. */
 function checkPath(path: string, at: KeyPath, entity: string, side: Side, sink: WarningSink): void {
   if (path.startsWith("$")) return;
-  const problem = side.fieldProblem(entity, head(path));
+  const problem = side.fieldProblem(entity, headField(path), !sink.full);
   if (problem) sink.add(at, "unknown_field", problem);
 }
 
@@ -206,7 +220,7 @@ function checkSources(
     // `$ctx.` and other `$` names are the reader's context, not fields of the record.
     if (path.startsWith("$")) return;
     // `PID.3$2` is the second repetition of PID-3 (the HL7 v2 reader's notation): field 3.
-    const problem = side.fieldProblem(entity, head(path).replace(/\$\d+$/, ""));
+    const problem = side.fieldProblem(entity, headField(path).replace(/\$\d+$/, ""), !sink.full);
     if (problem) sink.add(where, "unknown_field", problem, preferKey);
   };
   const declared = entry.source;
@@ -233,7 +247,7 @@ function checkConstants(
 ): void {
   if (!side) return;
   for (const path of Object.keys(constants)) {
-    const problem = side.fieldProblem(entity, head(path));
+    const problem = side.fieldProblem(entity, head(path), !sink.full);
     if (problem) sink.add([...at, path], "unknown_field", problem, true);
   }
 }

@@ -158,3 +158,37 @@ export function invalidUtf8Lines(bytes: Uint8Array, firstLine: number): Map<numb
   }
   return bad;
 }
+
+/**
+ * Text of `bytes` where each byte that is not part of valid UTF-8 becomes the lone surrogate U+DC80-U+DCFF
+ * of its value (Python's "surrogateescape"), instead of U+FFFD. Valid UTF-8 never decodes to a lone
+ * surrogate, so after parsing (CSV cells, JSON strings) the values holding one are exactly those the bad
+ * bytes were in, and `markedBytes` says which bytes. `marked` is false when the input was valid.
+ */
+export function decodeMarked(bytes: Uint8Array): { text: string; marked: boolean } {
+  if (isUtf8(bytes)) return { text: decoder.decode(bytes), marked: false };
+  const parts: string[] = [];
+  let run = 0;
+  for (let i = 0; i < bytes.length; ) {
+    const n = unitAt(bytes, i, bytes.length);
+    if (n > 0) {
+      i += n;
+      continue;
+    }
+    parts.push(decoder.decode(bytes.subarray(run, i)));
+    for (let k = 0; k < -n; k++) parts.push(String.fromCharCode(0xdc00 + bytes[i + k]!));
+    i += -n;
+    run = i;
+  }
+  parts.push(decoder.decode(bytes.subarray(run)));
+  return { text: parts.join(""), marked: true };
+}
+
+const MARK = /[\udc80-\udcff]+/u;
+
+/** The first run of bytes `decodeMarked` marked in `text`, as `0xNN` words; undefined when none. */
+export function markedBytes(text: string): string | undefined {
+  const m = MARK.exec(text);
+  if (!m) return undefined;
+  return Array.from(m[0], (c) => `0x${(c.charCodeAt(0) - 0xdc00).toString(16).padStart(2, "0")}`).join(" ");
+}

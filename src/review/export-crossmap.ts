@@ -3,6 +3,7 @@
 // (from the target standard's definition in crossmaps/standards/). What a crossmap cannot hold is left
 // out with a comment naming it, never dropped silently.
 import { stringify } from "yaml";
+import { sourceSegment } from "../crossmap/paths.js";
 import { loadStandard } from "../crossmap/standards.js";
 import type { Project, SchemaItem } from "../store/types.js";
 
@@ -55,7 +56,9 @@ export function crossmapFromSchemaItems(
       omitted.push({ id: item.id, reason: `${item.source_table}.${item.source_column}: no target` });
       continue;
     }
-    byTable.set(item.source_table, [...(byTable.get(item.source_table) ?? []), item]);
+    const list = byTable.get(item.source_table);
+    if (list) list.push(item);
+    else byTable.set(item.source_table, [item]);
   }
   const entityMap: Record<string, string> = {};
   const fieldMap: Record<string, Record<string, unknown>> = {};
@@ -97,7 +100,9 @@ export function crossmapFromSchemaItems(
       }
       written.set(item.target_column!, `${table}.${item.source_column}`);
       const { transform, config } = transformFor(typeOf(target, item.target_column!));
-      fieldMap[`${table}.${item.source_column}`] = {
+      // A column that is not a plain name (`Patient ID`, `a: b`, `#c`) is quoted in the path, so that the
+      // crossmap reads exactly that column (see the crossmap language, Paths).
+      fieldMap[`${table}.${sourceSegment(item.source_column)}`] = {
         target: `${target}.${item.target_column}`,
         transform,
         ...(config ? { config } : {}),

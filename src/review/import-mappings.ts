@@ -4,7 +4,9 @@
 // its line and left out, and the other rows still count.
 import { AppError } from "../errors.js";
 import type { ConceptItem, Equivalence, ItemMeta } from "../store/types.js";
+import { unneutralise } from "./export-stcm.js";
 import { readCsv } from "./import-csv.js";
+import { conceptItemFields } from "./item-fields.js";
 
 export type ImportFormat = "usagi" | "source-to-concept-map";
 export const IMPORT_FORMATS: readonly ImportFormat[] = ["usagi", "source-to-concept-map"];
@@ -96,7 +98,48 @@ function required(fields: Record<string, string>, column: string): string {
   return t;
 }
 
-export function parseMappingFile(csv: string, options: ImportOptions = {}): ParsedImport {
+/** The file's column (or the option) each item field comes from, to name it in a problem. */
+const COLUMN_OF: Record<ImportFormat, Partial<Record<keyof ImportFields, string>>> = {
+  usagi: {
+    source_column: "--source-column",
+    source_code: "sourceCode",
+    source_description: "sourceName",
+    target_concept_id: "conceptId",
+    target_concept_name: "conceptName",
+    confidence: "matchScore",
+    source_vocabulary_id: "--source-vocabulary",
+    source_frequency: "sourceFrequency",
+    comment: "comment",
+  },
+  "source-to-concept-map": {
+    source_column: "--source-column",
+    source_code: "source_code",
+    source_description: "source_code_description",
+    target_concept_id: "target_concept_id",
+    target_vocabulary_id: "target_vocabulary_id",
+    source_vocabulary_id: "source_vocabulary_id",
+  },
+};
+
+/** The same limits a push has (item-fields.ts): a row that breaks one is left out, naming the column. */
+function checkLimits(item: Omit<ImportedItem, "line">, format: ImportFormat): void {
+  const result = conceptItemFields.safeParse(item.fields);
+  if (result.success) return;
+  const messages = result.error.issues.map((issue) => {
+    const field = String(issue.path[0]) as keyof ImportFields;
+    const column = COLUMN_OF[format][field] ?? field;
+    const value = item.fields[field];
+    if (issue.code === "too_big" && typeof value === "string")
+      return `${column} is ${value.length} characters long, over the limit of ${String(issue.maximum)}`;
+    if (issue.code === "too_big") return `${column} ${String(value)} is over ${String(issue.maximum)}`;
+    if (issue.code === "too_small") return `${column} ${String(value)} is below ${String(issue.minimum)}`;
+    return `${column}: ${issue.message}`;
+  });
+  throw new RowError(messages.join("; "));
+}
+
+/** Parses a mapping file: bytes (checked as UTF-8, each bad row reported) or text. */
+export function parseMappingFile(csv: Uint8Array | string, options: ImportOptions = {}): ParsedImport {
   const table = readCsv(csv);
   const format =
     options.format ??
@@ -123,14 +166,17 @@ export function parseMappingFile(csv: string, options: ImportOptions = {}): Pars
   const problems: ImportProblem[] = table.broken.map((b) => ({
     line: b.line,
     severity: "error",
-    message: `unreadable row: ${b.message}`,
+    message: b.message,
   }));
   const items: ImportedItem[] = [];
   // An item is identified by (source_column, source_code): the store's natural key.
   const seen = new Map<string, { line: number; vocabulary: string | null }>();
   for (const row of table.rows) {
     try {
+      // A cell our own CSV export wrote with a leading ' (a formula-like value) reads back as it was.
+      for (const [column, value] of Object.entries(row.fields)) row.fields[column] = unneutralise(value);
       const item = format === "usagi" ? usagiRow(row.fields, options) : stcmRow(row.fields, options);
+      checkLimits(item, format);
       const first = seen.get(item.fields.source_code);
       if (first !== undefined && first.vocabulary !== item.fields.source_vocabulary_id) {
         problems.push({

@@ -9,8 +9,9 @@ import { AppError } from "../errors.js";
 import type { Stores } from "../store/env.js";
 import type { VocabularyBridge } from "../vocab/bridge.js";
 import { authenticate, authorize, type Principal } from "./auth.js";
-import { DEFAULT_BODY_LIMIT, makeBodyReader, makeTextReader } from "./body.js";
+import { DEFAULT_BODY_LIMIT, makeBodyReader, makeBytesReader, type RawJsonBody } from "./body.js";
 import { corsMiddleware } from "./cors.js";
+import { DataPool } from "./data-pool.js";
 import { errorMiddleware } from "./errors.js";
 import { DecisionCache } from "./handlers/decisions.js";
 import { projectNotFound } from "./handlers/items.js";
@@ -54,9 +55,21 @@ export interface AppOptions {
   corsOrigins?: readonly string[];
   /** Where the built workbench page is (served at /ui/); default dist/ui of this package. */
   uiDir?: string;
+  /**
+   * The worker pool that runs imports, exports, revalidation and pulls on its own handle of the stores'
+   * environment. Default: one worker on `stores` (and `vocabulary`'s index), started on the first job.
+   */
+  dataPool?: DataPool;
 }
 
-export const allRoutes = (): AnyRoute[] => [...projectRoutes(), ...reviewRoutes(), ...syncRoutes()];
+/** The app, with the worker pools it made itself (the caller closes those it passed in). */
+export type CrossmapApp = Koa & { closeWorkers(): Promise<void> };
+
+export const allRoutes = (data: DataPool): AnyRoute[] => [
+  ...projectRoutes(),
+  ...reviewRoutes(),
+  ...syncRoutes(data),
+];
 
 export const DEFAULT_RECORD_BODY_LIMIT = 64 * 1024 * 1024;
 
@@ -73,31 +86,52 @@ const isPlainJson = (body: unknown): boolean =>
   Array.isArray(body) ||
   (typeof body === "object" && body !== null && Object.getPrototypeOf(body) === Object.prototype);
 
-export function createApp(options: AppOptions): Koa {
+export function createApp(options: AppOptions): CrossmapApp {
   const { stores } = options;
   const log = options.log ?? silentLogger;
   const maxRecords = options.maxRecords ?? DEFAULT_MAX_RECORDS;
   const vocabulary = options.vocabulary;
+  const mapPool = options.mapPool ?? new MapPool({ job: { maxRecords } });
+  if (vocabulary && vocabulary.dir === undefined && options.dataPool === undefined) {
+    throw new Error(
+      "createApp: the data workers open the vocabulary by its directory; give a bridge with one",
+    );
+  }
+  const dataPool =
+    options.dataPool ??
+    new DataPool({
+      config: {
+        dataDir: stores.dataDir,
+        durability: stores.durability,
+        ...(vocabulary?.dir === undefined ? {} : { vocab: vocabulary.dir }),
+      },
+    });
   const crossMapping = crossMappingRoutes({
     crossmaps: new CrossmapProvider(),
-    pool: options.mapPool ?? new MapPool({ job: { maxRecords } }),
+    pool: mapPool,
     maxRecords,
     decisions: new DecisionCache(),
     vocabularyRelease: vocabulary?.release ?? null,
   });
   const routes = [
-    ...allRoutes(),
+    ...allRoutes(dataPool),
     ...crossMapping,
     ...vocabularyRoutes(options.vocabulary),
-    ...projectDataRoutes(vocabulary),
+    ...projectDataRoutes(vocabulary, dataPool),
     ...(options.extraRoutes ?? []),
   ];
   const openapi = buildOpenApi(routes);
   const readBody = makeBodyReader(options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT);
   const readRecords = makeBodyReader(options.recordBodyLimitBytes ?? DEFAULT_RECORD_BODY_LIMIT, "text");
-  const readText = makeTextReader(options.recordBodyLimitBytes ?? DEFAULT_RECORD_BODY_LIMIT);
+  const readBytes = makeBytesReader(options.recordBodyLimitBytes ?? DEFAULT_RECORD_BODY_LIMIT);
 
-  const app = new Koa();
+  const app = new Koa() as CrossmapApp;
+  app.closeWorkers = async () => {
+    await Promise.all([
+      options.mapPool ? undefined : mapPool.close(),
+      options.dataPool ? undefined : dataPool.close(),
+    ]);
+  };
   const router = new Router();
   router.get("/healthz", (ctx) => {
     ctx.body = { status: "ok" };
@@ -137,11 +171,17 @@ export function createApp(options: AppOptions): Koa {
       else ifMatch = parsed;
     }
     // A record-carrying body is read as text here and parsed and validated in a map worker.
-    const rawBody = route.records ? ((await readRecords(ctx)) as string | undefined) : undefined;
-    const body =
-      route.body && !route.records
-        ? check(route.body, await (route.csv ? readText : readBody)(ctx), "body")
-        : undefined;
+    const rawBody = route.records ? ((await readRecords(ctx)) as RawJsonBody | undefined) : undefined;
+    let body: unknown;
+    if (route.csv) {
+      // A file's bytes, checked as UTF-8 where it is parsed (a data worker), row by row.
+      body = await readBytes(ctx);
+      if (body === undefined) {
+        problems.push({ path: ["body"], message: "field required", code: "value_error.missing" });
+      }
+    } else if (route.body && !route.records) {
+      body = check(route.body, await readBody(ctx), "body");
+    }
     if (problems.length > 0) throw new AppError(422, "validation_error", "Invalid request", problems);
     if (!route.records && params.project_id !== undefined && !stores.projects.exists(params.project_id)) {
       throw projectNotFound(params.project_id);
@@ -153,6 +193,7 @@ export function createApp(options: AppOptions): Koa {
       principal,
       ifMatch,
       stores,
+      client: `${principal?.keyId ?? "-"} ${ctx.ip}`,
       ...(route.records ? { rawBody } : {}),
     });
     ctx.status = result.status ?? route.status ?? 200;
@@ -168,6 +209,8 @@ export function createApp(options: AppOptions): Koa {
       ctx.body = out;
       if (route.produces) ctx.type = route.produces;
       if (result.version !== undefined) ctx.set("ETag", etagOf(result.version));
+      // Koa drops the length of a stream it is given; a data worker's output says it.
+      if (result.length !== undefined) ctx.length = result.length;
       return;
     }
     // JSON goes out as text with its type set directly: what Koa sends for an object, minus its MIME
@@ -177,6 +220,15 @@ export function createApp(options: AppOptions): Koa {
     ctx.body = JSON.stringify(out);
   }
 
+  // Every answer, errors and the page's files included: a browser must never guess a type the server did
+  // not send (an export's text, an error's JSON) and run it. Set last so headers keep Koa's order.
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } finally {
+      ctx.set("X-Content-Type-Options", "nosniff");
+    }
+  });
   app.use(requestLogger(log));
   // Before errors and auth: a preflight carries no key, and an error answer must still be readable.
   app.use(corsMiddleware(options.corsOrigins ?? []));
@@ -191,6 +243,12 @@ export function createApp(options: AppOptions): Koa {
       const matched = (ctx as Context & { matched?: unknown[] }).matched ?? [];
       ctx.status = matched.length > 0 ? 405 : 404;
       if (ctx.status === 404) ctx.remove("Allow");
+    }
+    // OPTIONS beyond a listed origin's CORS preflight (answered before this): the router would say an
+    // empty text/plain 200; the API serves no OPTIONS, so it is a 405 like any other method (with Allow).
+    if (ctx.method === "OPTIONS" && ctx.status === 200 && !ctx.body) {
+      ctx.body = undefined;
+      ctx.status = 405;
     }
     const detail = UNMATCHED[ctx.status];
     if (ctx.body === undefined && detail !== undefined) {

@@ -2,30 +2,43 @@
 // oversize -> 413, malformed JSON or a non-JSON body -> 422 (never a 400 or a 500).
 
 import type { IncomingMessage } from "node:http";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { Context } from "koa";
 import bodyParser from "koa-bodyparser";
 import { AppError } from "../errors.js";
 import { parseJson } from "../pipeline/json.js";
 import { checkJsonDepth, invalidJson } from "./json-depth.js";
+import { decodeBody, invalidUtf8 } from "./utf8-body.js";
 
 export const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
 
 /**
  * What a reader gives: the parsed body (`json`), the parsed body with integers beyond 2^53 kept as bigint
  * (`lossless`, for records carrying 64-bit ids), or the JSON text unparsed (`text`, for calls whose body
- * is parsed off the event loop). Each resolves to `undefined` when the request has no body.
+ * is parsed off the event loop: `{text, marked}`, marked when bytes that are not UTF-8 were marked in it,
+ * see utf8-body.ts). Each resolves to `undefined` when the request has no body. A body that is not UTF-8
+ * is a 422 naming its fields in the first two modes; in `text` mode whoever parses it says so.
  */
 export type BodyMode = "json" | "lossless" | "text";
+
+/** The `text` mode's result. */
+export interface RawJsonBody {
+  text: string;
+  marked: boolean;
+}
 
 export function makeBodyReader(
   limitBytes: number,
   mode: BodyMode = "json",
 ): (ctx: Context) => Promise<unknown> {
   // Always read as text: the depth check runs before any parse (see json-depth.ts).
+  // Bytes (raw-body with no encoding, an option koa-bodyparser passes on but does not declare): they are
+  // checked as UTF-8 here, not replaced by U+FFFD.
   const parser = bodyParser({
     enableTypes: ["text"],
     extendTypes: { text: ["application/json", "application/*+json"] },
     textLimit: `${limitBytes}b`,
+    ...{ encoding: null },
   });
   return async (ctx) => {
     const declared = ctx.request.length;
@@ -40,18 +53,21 @@ export function makeBodyReader(
         },
       ]);
     }
-    let text: string;
+    let bytes: Buffer;
     try {
       if (declared !== undefined && isPlainJsonRequest(ctx)) {
-        text = await readExactly(ctx.req, declared, limitBytes);
+        bytes = await readExactly(ctx.req, declared, limitBytes);
       } else {
         await parser(ctx, async () => {});
-        text = typeof ctx.request.body === "string" ? ctx.request.body : "";
+        const body: unknown = ctx.request.body;
+        bytes = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === "string" ? body : "");
       }
     } catch (err) {
       throw bodyError(err, limitBytes);
     }
-    if (mode === "text") return text;
+    const { text, marked } = decodeBody(bytes);
+    if (mode === "text") return { text, marked } satisfies RawJsonBody;
+    if (marked) throw invalidUtf8(text);
     checkJsonDepth(text);
     try {
       return mode === "lossless" ? parseJson(text) : parseLikeBodyParser(text);
@@ -82,13 +98,13 @@ const tooLarge = () => Object.assign(new Error("request entity too large"), { st
 const sizeMismatch = () =>
   Object.assign(new Error("request size did not match content length"), { status: 400 });
 
-/** The body as UTF-8 text, checked against the declared length and the limit as raw-body checks them. */
-function readExactly(req: IncomingMessage, length: number, limitBytes: number): Promise<string> {
+/** The body's bytes, checked against the declared length and the limit as raw-body checks them. */
+function readExactly(req: IncomingMessage, length: number, limitBytes: number): Promise<Buffer> {
   if (length > limitBytes) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
-    const done = (err: Error | null, text?: string) => {
+    const done = (err: Error | null, bytes?: Buffer) => {
       req.off("data", onData);
       req.off("end", onEnd);
       req.off("error", onError);
@@ -97,7 +113,7 @@ function readExactly(req: IncomingMessage, length: number, limitBytes: number): 
         // Stop reading what is left, as raw-body does, so the connection can still answer.
         req.resume();
         reject(err);
-      } else resolve(text as string);
+      } else resolve(bytes as Buffer);
     };
     const onData = (chunk: Buffer) => {
       received += chunk.length;
@@ -106,9 +122,7 @@ function readExactly(req: IncomingMessage, length: number, limitBytes: number): 
     };
     const onEnd = () => {
       if (received !== length) return done(sizeMismatch());
-      const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString("utf8");
-      // raw-body's decoder drops a leading byte order mark.
-      done(null, text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+      done(null, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     };
     const onError = (err: Error) => done(Object.assign(err, { status: 400 }));
     const onAborted = () => done(Object.assign(new Error("request aborted"), { status: 400 }));
@@ -160,15 +174,11 @@ function bodyError(err: unknown, limitBytes: number): AppError {
 }
 
 /**
- * Reads a CSV (or plain text) body as text, for imports: `undefined` when there is none, 413 over the
- * limit, 422 for another Content-Type.
+ * Reads a CSV (or plain text) body as bytes, for imports: `undefined` when there is none, 413 over the
+ * limit (after decompression), 422 for another Content-Type. The bytes are checked as UTF-8 where the file
+ * is parsed (in a data worker), so that a bad byte is reported on its row instead of becoming U+FFFD here.
  */
-export function makeTextReader(limitBytes: number): (ctx: Context) => Promise<string | undefined> {
-  const parser = bodyParser({
-    enableTypes: ["text"],
-    extendTypes: { text: ["text/csv", "text/plain"] },
-    textLimit: `${limitBytes}b`,
-  });
+export function makeBytesReader(limitBytes: number): (ctx: Context) => Promise<Buffer | undefined> {
   return async (ctx) => {
     const declared = ctx.request.length;
     const chunked = ctx.get("transfer-encoding") !== "";
@@ -178,12 +188,49 @@ export function makeTextReader(limitBytes: number): (ctx: Context) => Promise<st
         { path: ["body"], message: "Content-Type must be text/csv", code: "value_error.content_type" },
       ]);
     }
-    try {
-      await parser(ctx, async () => {});
-    } catch (err) {
-      throw bodyError(err, limitBytes);
+    const encoding = (ctx.get("content-encoding") || "identity").toLowerCase();
+    const inflate = INFLATE[encoding];
+    if (encoding !== "identity" && inflate === undefined) {
+      throw new AppError(422, "validation_error", "Invalid request", [
+        {
+          path: ["body"],
+          message: `Content-Encoding ${encoding} is not supported (gzip, deflate, br or none)`,
+          code: "value_error.content_encoding",
+        },
+      ]);
     }
-    const body: unknown = ctx.request.body;
-    return typeof body === "string" ? body : undefined;
+    if (encoding === "identity" && declared !== undefined && declared > limitBytes) {
+      ctx.req.resume();
+      throw bodyError({ status: 413 }, limitBytes);
+    }
+    const source: NodeJS.ReadableStream = inflate ? ctx.req.pipe(inflate()) : ctx.req;
+    const parts: Buffer[] = [];
+    let received = 0;
+    try {
+      for await (const part of source) {
+        received += (part as Buffer).length;
+        if (received > limitBytes) throw Object.assign(new Error("too large"), { status: 413 });
+        parts.push(part as Buffer);
+      }
+    } catch (err) {
+      ctx.req.resume();
+      const e = err as { status?: number; message?: string };
+      if (e.status === 413) throw bodyError(err, limitBytes);
+      throw new AppError(422, "validation_error", "Invalid request", [
+        {
+          path: ["body"],
+          message: `the body could not be read: ${e.message ?? String(err)}`,
+          code: "value_error.body",
+        },
+      ]);
+    }
+    return Buffer.concat(parts);
   };
 }
+
+const INFLATE: Record<string, (() => NodeJS.ReadWriteStream) | undefined> = {
+  gzip: () => createGunzip(),
+  "x-gzip": () => createGunzip(),
+  deflate: () => createInflate(),
+  br: () => createBrotliDecompress(),
+};

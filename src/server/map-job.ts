@@ -16,6 +16,7 @@ import {
 import type { VocabularyBridge } from "../vocab/bridge.js";
 import { checkJsonDepth, invalidJson } from "./json-depth.js";
 import { crossMapBody, projectCrossMapBody } from "./schemas.js";
+import { invalidUtf8 } from "./utf8-body.js";
 import { toProblems } from "./validate.js";
 
 export interface CrossMapRequest {
@@ -43,6 +44,8 @@ export interface MapJobConfig {
 export interface MapJob {
   id: number;
   text: string | undefined;
+  /** The text holds bytes that were not UTF-8, marked (utf8-body.ts): the answer is a 422 naming them. */
+  marked?: boolean;
   project: "none" | "exists" | "missing";
   /**
    * A project's reviewed decisions: `entries` only when the worker does not hold `key` yet (the pool
@@ -203,9 +206,14 @@ export function withStandardIds(req: CrossMapRequest, crossmaps: CrossmapProvide
 }
 
 /** The request body as the schema wants it, or the 422 the server answers for it. */
-export function parseCrossMapRequest(text: string | undefined, project = false): CrossMapRequest {
+export function parseCrossMapRequest(
+  text: string | undefined,
+  project = false,
+  marked = false,
+): CrossMapRequest {
   let value: unknown;
   if (text !== undefined) {
+    if (marked) throw invalidUtf8(text);
     checkJsonDepth(text);
     try {
       value = parseJson(text);
@@ -235,7 +243,10 @@ export function createJobRunner(
     const decisions = job.decisions && holdDecisions(decisionSets, job.decisions);
     let started = false;
     try {
-      const req = withStandardIds(parseCrossMapRequest(job.text, job.project !== "none"), crossmaps);
+      const req = withStandardIds(
+        parseCrossMapRequest(job.text, job.project !== "none", job.marked === true),
+        crossmaps,
+      );
       if (job.project === "missing") return send({ id, kind: "valid" });
       const provided = resolveCrossmap(req, crossmaps, config.maxRecords);
       const run: RunInfo = {

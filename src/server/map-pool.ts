@@ -4,6 +4,7 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { AppError } from "../errors.js";
+import { FairQueue, type Waiting } from "./fair-queue.js";
 import { type MapJob, type MapJobConfig, type MapReply, type RunInfo, touchKey } from "./map-job.js";
 
 export interface MapPoolOptions {
@@ -15,6 +16,11 @@ export interface MapPoolOptions {
   memoryMb?: number;
   /** Calls that may wait for a worker; more get 503. Default 100. */
   maxQueue?: number;
+  /**
+   * Calls whose body is at least this many bytes (a large crossmap to compile, many records) are heavy:
+   * with two workers or more, heavy calls leave one worker to the others. Default 256 KiB.
+   */
+  heavyBytes?: number;
   job: MapJobConfig;
   /** The worker script; default the compiled map-worker.js beside this module (or in dist/ for tests). */
   workerUrl?: URL;
@@ -25,11 +31,12 @@ export const MAP_POOL_DEFAULTS = {
   timeoutMs: 20_000,
   memoryMb: 1024,
   maxQueue: 100,
+  heavyBytes: 256 * 1024,
 };
 
 export type FinalReply = Exclude<MapReply, { kind: "started" }>;
 
-interface Call {
+interface Call extends Waiting {
   job: Omit<MapJob, "id">;
   onStarted: ((run: RunInfo) => void) | undefined;
   resolve: (reply: FinalReply) => void;
@@ -56,13 +63,14 @@ const limitError = (message: string, code: string) =>
 
 export class MapPool {
   private readonly slots: Slot[] = [];
-  private readonly queue: Call[] = [];
+  private readonly queue = new FairQueue<Call>();
   private nextId = 0;
   private closed = false;
   private readonly size: number;
   private readonly timeoutMs: number;
   private readonly memoryMb: number;
   private readonly maxQueue: number;
+  private readonly heavyBytes: number;
   private readonly url: URL;
 
   constructor(private readonly options: MapPoolOptions) {
@@ -70,6 +78,7 @@ export class MapPool {
     this.timeoutMs = options.timeoutMs ?? MAP_POOL_DEFAULTS.timeoutMs;
     this.memoryMb = options.memoryMb ?? MAP_POOL_DEFAULTS.memoryMb;
     this.maxQueue = options.maxQueue ?? MAP_POOL_DEFAULTS.maxQueue;
+    this.heavyBytes = options.heavyBytes ?? MAP_POOL_DEFAULTS.heavyBytes;
     this.url = options.workerUrl ?? defaultWorkerUrl();
   }
 
@@ -81,9 +90,9 @@ export class MapPool {
   /**
    * Runs one call. Resolves with the worker's final reply; `onStarted` hears when the request was valid
    * and mapping began. Rejects with a 422 AppError when the call passes the deadline or the memory cap,
-   * 503 when too many calls wait, 500 when a worker dies otherwise.
+   * 503 when too many calls wait, 500 when a worker dies otherwise. Calls wait in turn per `client`.
    */
-  run(job: Omit<MapJob, "id">, onStarted?: (run: RunInfo) => void): Promise<FinalReply> {
+  run(job: Omit<MapJob, "id">, onStarted?: (run: RunInfo) => void, client = ""): Promise<FinalReply> {
     if (this.closed) return Promise.reject(new AppError(503, "shutting_down", "The server is shutting down"));
     if (this.queue.length >= this.maxQueue) {
       return Promise.reject(
@@ -95,7 +104,8 @@ export class MapPool {
       );
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ job, onStarted, resolve, reject });
+      const heavy = (job.text?.length ?? 0) >= this.heavyBytes;
+      this.queue.push({ job, onStarted, resolve, reject, client, heavy });
       this.dispatch();
     });
   }
@@ -104,7 +114,7 @@ export class MapPool {
   async close(): Promise<void> {
     this.closed = true;
     const stopping = new AppError(503, "shutting_down", "The server is shutting down");
-    for (const call of this.queue.splice(0)) call.reject(stopping);
+    for (const call of this.queue.drain()) call.reject(stopping);
     await Promise.all(
       this.slots.splice(0).map((slot) => {
         if (slot.call) {
@@ -179,6 +189,12 @@ export class MapPool {
     }
   }
 
+  /** Heavy calls may hold every worker but one (all of them when there is only one). */
+  private heavyAllowed(): boolean {
+    const heavy = this.slots.filter((s) => s.call?.heavy).length;
+    return heavy < Math.max(1, this.size - 1);
+  }
+
   private dispatch(): void {
     while (this.queue.length > 0) {
       const slot = this.slots.find((s) => s.ready && !s.call);
@@ -191,7 +207,8 @@ export class MapPool {
         }
         return;
       }
-      const call = this.queue.shift() as Call;
+      const call = this.queue.take(this.heavyAllowed());
+      if (!call) return;
       const id = ++this.nextId;
       const timer = setTimeout(() => {
         this.replace(

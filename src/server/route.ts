@@ -3,6 +3,7 @@
 import type { z } from "zod";
 import type { Stores } from "../store/env.js";
 import type { Access, Principal } from "./auth.js";
+import type { RawJsonBody } from "./body.js";
 import type { IfMatch } from "./if-match.js";
 
 export interface RouteInput<Q, B> {
@@ -13,8 +14,13 @@ export interface RouteInput<Q, B> {
   principal: Principal | null;
   ifMatch: IfMatch;
   stores: Stores;
-  /** Record-carrying routes: the body's JSON text, unparsed (parsed and validated in a map worker). */
-  rawBody?: string | undefined;
+  /** Who is asking, for taking turns (the key and the remote address): see fair-queue.ts. */
+  client: string;
+  /**
+   * Record-carrying routes: the body's JSON text, unparsed (parsed and validated in a map worker), and
+   * whether bytes that were not UTF-8 were marked in it (then the worker answers 422 naming the fields).
+   */
+  rawBody?: RawJsonBody | undefined;
 }
 
 export interface RouteResult {
@@ -26,6 +32,8 @@ export interface RouteResult {
   headers?: Record<string, string>;
   /** A JSON response already serialised (e.g. by a map worker); sent instead of `body`. */
   json?: Uint8Array;
+  /** The body's length in bytes, when `body` is a stream that knows it (sent as Content-Length). */
+  length?: number;
 }
 
 export interface RouteDef<

@@ -1,41 +1,32 @@
 // The zod schemas of every request and response: they validate requests and generate /openapi.json,
 // so the document cannot drift from what the server accepts.
 import { z } from "zod";
-import { AUDIT_ACTIONS, CONCEPT_METHODS, EQUIVALENCES, SCHEMA_STATUSES } from "../store/types.js";
+import {
+  commentText,
+  conceptId,
+  confidence,
+  equivalence,
+  frequency,
+  idString,
+  integer,
+  name,
+  surrogateError,
+  text,
+  wellFormed,
+} from "../review/item-fields.js";
+import { AUDIT_ACTIONS, CONCEPT_METHODS, SCHEMA_STATUSES } from "../store/types.js";
 import { INTEGER_MESSAGE } from "./validate.js";
 
-const intError = { error: INTEGER_MESSAGE };
-/** An integer whose type errors say "integer" (see INTEGER_MESSAGE). */
-const integer = () => z.number(intError).int(intError);
+export { commentText, idString };
 
-// Ids and natural-key parts come from clients (push) and end up in store keys, where a control
-// character separates the parts; so none may contain one.
-const noControl = /^\P{Cc}*$/u;
-// A lone UTF-16 surrogate ("\ud800" in JSON) has no UTF-8 form: stored, it would come back as U+FFFD,
-// a different string (an id that then answers 404, a push that never compares unchanged).
-const wellFormed = /^\P{Cs}*$/u;
-const surrogateError = { error: "string must not contain unpaired UTF-16 surrogates" };
-const keyPart = () =>
-  z
-    .string()
-    .min(1)
-    .max(200)
-    .regex(noControl, { error: "string must not contain control characters" })
-    .regex(wellFormed, surrogateError);
-export const idString = keyPart();
-const name = keyPart();
-const text = z.string().max(2000).regex(wellFormed, surrogateError);
-const confidence = z.number().nullable();
-const conceptId = integer();
+const intError = { error: INTEGER_MESSAGE };
 /** ISO 8601 without zone suffix, as the spec's run history shows it. */
 const runTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?$/, {
   error: "must be an ISO 8601 timestamp without zone suffix, e.g. 2026-03-02T10:30:00",
 });
 const timestamp = z.string().meta({ description: "ISO 8601 UTC timestamp with milliseconds" });
-/** A reviewer's note on an item: kept through exports (ConceptMap comments, Usagi comments). */
-export const commentText = z.string().max(10_000).regex(wellFormed, surrogateError).nullable();
-const equivalence = z.enum(EQUIVALENCES).nullable().meta({ description: "FHIR R4 ConceptMap equivalence" });
-const frequency = integer().min(0).nullable();
+/** As stored: items pushed before pushes checked the range [0, 1] may hold other numbers. */
+const storedConfidence = z.number().nullable();
 
 // ---- review bodies (the spec's tables) ----
 
@@ -67,7 +58,7 @@ export const schemaItemOut = z.object({
   source_column: z.string(),
   target_table: z.string().nullable(),
   target_column: z.string().nullable(),
-  confidence,
+  confidence: storedConfidence,
   status: z.enum(SCHEMA_STATUSES),
   ...meta,
   comment: z.string().nullable(),
@@ -81,7 +72,7 @@ export const conceptItemOut = z.object({
   target_concept_id: z.number().int().nullable(),
   target_concept_name: z.string().nullable(),
   target_vocabulary_id: z.string().nullable(),
-  confidence,
+  confidence: storedConfidence,
   method: z.enum(CONCEPT_METHODS),
   ...meta,
   source_vocabulary_id: z.string().nullable().meta({ description: "Code system of source_code" }),

@@ -2,14 +2,12 @@
 // clients written against the original service keep recognising them.
 import type { z } from "zod";
 import type { Problem } from "../errors.js";
+import { INTEGER_MESSAGE } from "../review/item-fields.js";
 
 export type Location = "body" | "query" | "path";
 
-/**
- * zod reports a string given for an integer as "expected number"; integer schemas carry this message so
- * the 422 can still say "integer", as pydantic does.
- */
-export const INTEGER_MESSAGE = "value is not a valid integer";
+/** Integer schemas' type error (defined with the item fields, see there). */
+export { INTEGER_MESSAGE };
 
 export function toProblem(issue: z.core.$ZodIssue, where: Location): Problem {
   const path: (string | number)[] = [

@@ -11,6 +11,9 @@ import { conceptShape, schemaShape } from "./shape.js";
 import type { AuditEvent, ConceptItem, SchemaItem } from "./types.js";
 
 export interface Stores {
+  /** Where the environment is, and how it acknowledges writes: a worker thread opens it the same way. */
+  dataDir: string;
+  durability: Durability;
   projects: ProjectStore;
   keys: KeyStore;
   schemaItems: ItemStore<SchemaItem>;
@@ -42,7 +45,8 @@ export interface StoreOptions {
 }
 
 export function openStores(dataDir: string, options: StoreOptions = {}): Stores {
-  const waitForFlush = (options.durability ?? "flush") === "flush";
+  const durability = options.durability ?? "flush";
+  const waitForFlush = durability === "flush";
   mkdirSync(dataDir, { recursive: true });
   // No object cache: the CLI may add or revoke keys in another process while the server runs,
   // and LMDB reads are already memory-mapped and cheap.
@@ -96,6 +100,8 @@ export function openStores(dataDir: string, options: StoreOptions = {}): Stores 
     });
   };
   return {
+    dataDir,
+    durability,
     projects: new ProjectStore(db("projects")),
     keys: new KeyStore(db("api_keys"), db("api_key_hashes")),
     schemaItems,

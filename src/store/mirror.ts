@@ -29,11 +29,23 @@ export function compareKeys(a: string, b: string): number {
   return a.length - b.length;
 }
 
-/** Items read per turn of the event loop while a mirror is built: ~20-40 ms of decoding each. */
-const CHUNK = 2000;
+/** Items (or audit events) read at a time while a mirror is built or catches up: 2-4 ms of decoding. */
+const CHUNK = 200;
+
+/**
+ * How long a build or catch-up works before it lets the event loop run: a fixed count of items was 20-40 ms
+ * on an idle machine but 400-800 ms on a loaded one (a /healthz stall after every large import).
+ */
+const SLICE_MS = 8;
+
+/** Lets the event loop run when the current slice has used its time; returns the next slice's start. */
+async function yieldIfDue(sliceStart: number): Promise<number> {
+  if (performance.now() - sliceStart < SLICE_MS) return sliceStart;
+  await new Promise((resolve) => setImmediate(resolve));
+  return performance.now();
+}
 
 export class ItemMirror<T extends SchemaItem | ConceptItem> {
-  private position = new Map<string, number>();
   private fresh: T[] = [];
   private freshIds = new Map<string, number>();
   /** Sequence numbers above `seq` of changes already applied (this process's own): sync skips them. */
@@ -50,9 +62,9 @@ export class ItemMirror<T extends SchemaItem | ConceptItem> {
     private ordered: T[],
     /** Every audit event up to this one is reflected. */
     private seq: number,
-  ) {
-    for (const [i, item] of ordered.entries()) this.position.set(item.id, i);
-  }
+    /** Item id -> index in `ordered` (made with it, a slice at a time, see `build`). */
+    private position: Map<string, number>,
+  ) {}
 
   /**
    * Reads the project's items a chunk per turn of the event loop, so that building the mirror of a
@@ -69,16 +81,21 @@ export class ItemMirror<T extends SchemaItem | ConceptItem> {
     // The log position first: a change committed during the scan is then seen twice, which is harmless.
     const seq = audit.lastSeq();
     const items: T[] = [];
+    const position = new Map<string, number>();
+    let slice = performance.now();
     for (let chunk = store.chunk(projectId, undefined, CHUNK); chunk.length > 0; ) {
-      for (const item of chunk) items.push(shape(item));
+      for (const item of chunk) {
+        position.set(item.id, items.length);
+        items.push(shape(item));
+      }
       if (chunk.length < CHUNK) break;
-      await new Promise((resolve) => setImmediate(resolve));
+      slice = await yieldIfDue(slice);
       chunk = store.chunk(projectId, items[items.length - 1]!.id, CHUNK);
     }
-    const mirror = new ItemMirror(audit, shape, projectId, kind, items, seq);
+    const mirror = new ItemMirror(audit, shape, projectId, kind, items, seq, position);
     for (const [s, item] of early) mirror.applyOwn(s, item);
     early.length = 0;
-    mirror.sync();
+    await mirror.catchUp();
     return mirror;
   }
 
@@ -90,9 +107,42 @@ export class ItemMirror<T extends SchemaItem | ConceptItem> {
 
   /** Applies the changes other processes committed since the last call. */
   sync(): void {
-    const last = this.audit.lastSeq();
+    this.syncUpTo(this.audit.lastSeq());
+  }
+
+  /**
+   * Like `sync`, but reads a long run of others' changes (an import of 400,000 rows by a data worker or
+   * the CLI) a slice of time per turn of the event loop, so that catching up never stalls other requests.
+   */
+  async catchUp(): Promise<void> {
+    while (this.catching) await this.catching;
+    if (this.audit.lastSeq() - this.seq <= CHUNK) {
+      this.sync();
+      return;
+    }
+    const run = (async () => {
+      let slice = performance.now();
+      for (let last = this.audit.lastSeq(); last - this.seq > CHUNK; last = this.audit.lastSeq()) {
+        this.syncUpTo(this.seq + CHUNK);
+        slice = await yieldIfDue(slice);
+      }
+      this.sync();
+    })();
+    this.catching = run;
+    try {
+      await run;
+    } finally {
+      if (this.catching === run) this.catching = undefined;
+    }
+  }
+
+  private catching: Promise<void> | undefined;
+
+  private syncUpTo(last: number): void {
     if (last <= this.seq) return;
-    if (last - this.seq > this.own.size) {
+    let mine = 0;
+    for (const s of this.own) if (s <= last) mine++;
+    if (last - this.seq > mine) {
       for (let s = this.seq + 1; s <= last; s++) {
         if (this.own.delete(s)) continue;
         const event = this.audit.get(s);
@@ -100,7 +150,8 @@ export class ItemMirror<T extends SchemaItem | ConceptItem> {
           this.apply(event.after as T);
       }
     }
-    this.own.clear();
+    // Own changes at or below `last` are applied; those above stay noted for the next call.
+    for (const s of this.own) if (s <= last) this.own.delete(s);
     this.seq = last;
   }
 
@@ -185,7 +236,7 @@ export class MirrorCache<T extends SchemaItem | ConceptItem> {
   /** The project's mirror, brought up to date (built first if needed). Call outside a write transaction. */
   async of(projectId: string): Promise<ItemMirror<T>> {
     const mirror = await this.entry(projectId).ready;
-    mirror.sync();
+    await mirror.catchUp();
     return mirror;
   }
 

@@ -45,6 +45,8 @@ export interface MapConceptOptions {
 }
 
 export interface VocabularyBridge {
+  /** The index directory, when the bridge reads one: worker threads open it themselves. */
+  readonly dir?: string;
   /** The vocabulary release the index was built from (Athena's version of "None"), when known. */
   readonly release?: string | null;
   getConcept(conceptId: number): Concept | undefined;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   compileSetter,
+  headField,
   PathError,
   parseSourcePath,
   parseTargetPath,
@@ -14,6 +15,17 @@ describe("paths", () => {
     expect(parseSourcePath("a[1][2]")).toEqual(["a", 1, 2]);
     expect(() => parseSourcePath("a[+]")).toThrow(PathError);
     expect(() => parseSourcePath("")).toThrow("empty path");
+  });
+  it("reads a quoted name (a JSON string) as one field, whatever it holds", () => {
+    expect(parseSourcePath('"a: b"')).toEqual(["a: b"]);
+    expect(parseSourcePath('"a.b"[0].c')).toEqual(["a.b", 0, "c"]);
+    expect(parseSourcePath('x."Patient ID"."#c"')).toEqual(["x", "Patient ID", "#c"]);
+    expect(parseSourcePath('"say \\"hi\\""')).toEqual(['say "hi"']);
+    expect(headField('"a.b"[0].c')).toBe("a.b");
+    expect(() => parseSourcePath('"a')).toThrow('malformed path ""a": a quoted name is not closed');
+    expect(() => parseSourcePath('"a"b')).toThrow('malformed path ""a"b": expected "." at "b"');
+    expect(() => parseSourcePath('""')).toThrow("a quoted name must be non-empty");
+    expect(() => parseSourcePath('"__proto__"')).toThrow('"__proto__" cannot be used as a name');
   });
   it("parses target paths with soft indexes", () => {
     expect(parseTargetPath("identifier[+].value")).toEqual([

@@ -119,10 +119,10 @@ describe("F7: methods the API does not implement", () => {
     expect([unknown.status, unknown.text]).toEqual([404, '{"detail":"Not Found"}']);
     // Node's HTTP parser refuses it before the app sees it; the answer keeps the API's shape.
     expect(await rawSocket("BANANA /healthz HTTP/1.1\r\nHost: x\r\n\r\n")).toBe(
-      'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 24\r\nConnection: close\r\n\r\n{"detail":"Bad Request"}',
+      'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nContent-Length: 24\r\nConnection: close\r\n\r\n{"detail":"Bad Request"}',
     );
     expect(await rawSocket(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`)).toBe(
-      'HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 44\r\nConnection: close\r\n\r\n{"detail":"Request Header Fields Too Large"}',
+      'HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nContent-Length: 44\r\nConnection: close\r\n\r\n{"detail":"Request Header Fields Too Large"}',
     );
   });
 });

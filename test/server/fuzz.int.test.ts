@@ -2,7 +2,10 @@
 // trickled body and a flood of connections at once, answers none of them with a 5xx, and keeps answering
 // /healthz within 50 ms at the 99th percentile meanwhile (measured from a thread of its own, one
 // keep-alive connection, every ping counted, against a bare server's latency at the same moments; see
-// PINGER and the last assertion). Loopback only; about ten seconds on an idle machine.
+// PINGER and the last assertion). Issue 27 adds the load of a 5,000-row Usagi import followed by exports
+// and pulls of those items (they held /healthz for seconds on the event loop: 100,000 rows 12.6 s), and a
+// flood of /ui/ names that do not exist (each was cached: 20,000 took the server from 139 to 640 MB).
+// Loopback only; about ten seconds on an idle machine.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
@@ -241,6 +244,23 @@ function shapes(projectId: string): Shape[] {
   ];
 }
 
+/** Rows of the Usagi file imported during the fuzz (issue 27: 100,000 held /healthz 12.6 s). */
+const IMPORT_ROWS = 5000;
+/** Names that do not exist asked for under /ui/ (at most; the flood stops with the fuzz). */
+const UI_NAMES = 2000;
+
+function usagiFile(rows: number): string {
+  const lines = [
+    "sourceCode,sourceName,sourceFrequency,sourceAutoAssignedConceptIds,ADD_INFO:unit,matchScore,mappingStatus,equivalence,statusSetBy,statusSetOn,conceptId,conceptName,domainId,mappingType,comment,createdBy,createdOn,assignedReviewer",
+  ];
+  for (let i = 0; i < rows; i++) {
+    lines.push(
+      `C${i},"Lab test ${i}, serum",${i % 1000},,mg/dL,0.${(i % 90) + 10},${i % 3 ? "APPROVED" : "UNCHECKED"},EQUAL,ada,1709280000000,${3_000_000 + i},Concept ${i},Measurement,MAPS_TO,,<auto>,1709270000000,`,
+    );
+  }
+  return `${lines.join("\r\n")}\r\n`;
+}
+
 /** The answers no shape expects, with the start of their bodies, to say why in a failure. */
 const surprises: string[] = [];
 
@@ -266,6 +286,9 @@ function send(agent: Agent, shape: Shape): Promise<number> {
         });
         res.on("end", () => {
           const status = res.statusCode ?? 0;
+          // A connection made while the flood holds the caps may land in the /healthz reserve, which
+          // answers anything else with this 503 and closes: refused, as when it is closed on accept.
+          if (status === 503 && text.startsWith('{"detail":"Too many connections')) return resolve(-1);
           if (!shape.expect.includes(status))
             surprises.push(`${shape.name}: ${status} ${text.slice(0, 500)}`);
           resolve(status);
@@ -344,6 +367,15 @@ describe("a bounded fuzz of issue 13's findings against crossmap serve", () => {
     });
     const projectId = ((await created.json()) as { id: string }).id;
     const all = shapes(projectId);
+    // Made before the fuzz starts: on a loaded machine a request sent at its start could connect only
+    // once the flood held the caps, and get the reserve's 503.
+    const made = await fetch(`${base}/api/v1/projects`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ name: "imported" }),
+    });
+    const imported = ((await made.json()) as { id: string }).id;
+    const file = usagiFile(IMPORT_ROWS);
 
     const control = spawn(process.execPath, ["-e", CONTROL]);
     const controlUrl = await new Promise<string>((resolve) =>
@@ -396,32 +428,109 @@ describe("a bounded fuzz of issue 13's findings against crossmap serve", () => {
     // server keeps answering the connections it already has.
     const flood = (async () => {
       await new Promise((r) => setTimeout(r, 2000));
+      // A connection of its own, opened before the flood, tells when the server has seen the flood.
+      const probeAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const probe = () =>
+        new Promise<void>((resolve) => {
+          const req = request(`${base}/healthz`, { agent: probeAgent }, (res) => {
+            res.resume();
+            res.on("end", resolve);
+          });
+          req.on("error", () => resolve());
+          req.end();
+        });
+      await probe();
       const sockets: Socket[] = [];
       let refused = 0;
       await Promise.all(
         Array.from({ length: 150 }, () => {
           const socket = connect(port, "127.0.0.1");
           sockets.push(socket);
-          return new Promise<void>((resolve) => {
-            socket.on("error", () => {});
-            socket.on("close", () => {
-              refused++;
-              resolve();
-            });
-            setTimeout(resolve, 1000);
+          socket.on("error", () => {});
+          socket.on("close", () => {
+            refused++;
+          });
+          return new Promise((resolve) => {
+            socket.once("connect", resolve);
+            socket.once("close", resolve);
           });
         }),
       );
+      // Every flood socket is in the server's accept queue now. A request answered after that was read
+      // in a later turn of the server's loop than the accepts (libuv accepts all that are queued when
+      // the listening socket is ready), so after two of them every refused socket has been closed; a
+      // fixed wait instead counted none on a loaded machine (load 30: the server's loop ran late).
+      await probe();
+      await probe();
+      probeAgent.destroy();
+      await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setImmediate(r));
+      const count = refused;
       for (const s of sockets) s.destroy();
-      return refused;
+      return count;
+    })();
+
+    // Issue 27: a 5,000-row Usagi import (before the flood, on a connection of its own), then, once
+    // the flood is over, the ConceptMap export and the pull of those items: all in the data worker.
+    const dataLoad = (async () => {
+      const auth = { authorization: `Bearer ${key}` };
+      const answers: string[] = [];
+      const r = await fetch(`${base}/api/v1/projects/${imported}/imports/usagi`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "text/csv" },
+        body: file,
+      });
+      const summary = (await r.json()) as { created?: number; problems?: unknown[] };
+      answers.push(`import ${r.status} created ${summary.created} problems ${summary.problems?.length}`);
+      await flood;
+      for (const path of [
+        `/api/v1/projects/${imported}/exports/concept-map`,
+        `/api/v1/sync/projects/${imported}/concept-mappings`,
+      ]) {
+        const res = await fetch(`${base}${path}`, { headers: auth });
+        const text = await res.text();
+        // The whole stream came: it parses, and the last row's code is in it.
+        const whole = JSON.parse(text) !== undefined && text.includes(`"C${IMPORT_ROWS - 1}"`);
+        answers.push(`${path.split("/").at(-1)} ${res.status} ${whole}`);
+      }
+      answers.push(`(${((performance.now() - started) / 1000).toFixed(1)} s)`);
+      return answers;
+    })();
+
+    let uiSeconds = 0;
+    // Issue 27: names under /ui/ that do not exist, 15,000 characters each, over one connection.
+    const uiFlood = (async () => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const statuses = new Map<number, number>();
+      const long = "v".repeat(15_000);
+      for (let i = 0; i < UI_NAMES && performance.now() - started < MAX_MS; i++) {
+        const status = await new Promise<number>((resolve) => {
+          const req = request(`${base}/ui/${long}-${i}.css`, { agent }, (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode ?? 0));
+          });
+          req.on("error", () => resolve(-1));
+          req.end();
+        });
+        if (status !== -1) statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      }
+      agent.destroy();
+      uiSeconds = (performance.now() - started) / 1000;
+      return [...statuses];
     })();
 
     await Promise.all(clients);
-    const [trickleStatus, refused] = await Promise.all([trickled, flood]);
+    const [trickleStatus, refused, dataAnswers, uiStatuses] = await Promise.all([
+      trickled,
+      flood,
+      dataLoad,
+      uiFlood,
+    ]);
     pinger.postMessage("stop");
     const [served, machine] = (await pings) as [Pings, Pings];
     control.kill();
 
+    console.log(`fuzz: data load ${dataAnswers.join("; ")}; /ui/ flood done at ${uiSeconds.toFixed(1)} s`);
     const p99 = percentile(served.times, 0.99);
     const floor = percentile(machine.times, 0.99);
     const ms = (n: number) => `${n.toFixed(1)} ms`;
@@ -440,7 +549,14 @@ describe("a bounded fuzz of issue 13's findings against crossmap serve", () => {
     }
     expect([...statuses.values()].flat().filter((s) => s >= 500)).toEqual([]);
     expect(trickleStatus).toBe("HTTP/1.1 408 Request Timeout");
-    expect(refused).toBeGreaterThan(0);
+    // More than one address's share of the /healthz reserve (2) could close by itself when idle.
+    expect(refused).toBeGreaterThan(2);
+    expect(dataAnswers.slice(0, -1)).toEqual([
+      `import 200 created ${IMPORT_ROWS} problems 0`,
+      "concept-map 200 true",
+      "concept-mappings 200 true",
+    ]);
+    expect(uiStatuses.map(([status]) => status)).toEqual([404]);
 
     // Every ping answered, and none stalled: the findings held every request for seconds (F1 28 s, F3
     // 16-36 s), so the longest wait must stay under 3 s beyond the longest a bare node:http server, pinged
@@ -451,5 +567,5 @@ describe("a bounded fuzz of issue 13's findings against crossmap serve", () => {
     expect([served.failures, machine.failures]).toEqual([0, 0]);
     expect(served.times.length).toBeGreaterThan(300);
     expect(percentile(served.times, 1)).toBeLessThan(3000 + percentile(machine.times, 1));
-  }, 90_000);
+  }, 300_000);
 });

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AppOptions, createApp } from "../../src/server/app.js";
+import { type AppOptions, type CrossmapApp, createApp } from "../../src/server/app.js";
 import { listen, type RunningServer } from "../../src/server/listen.js";
 import type { LogEntry } from "../../src/server/logging.js";
 import { openStores, type Stores } from "../../src/store/env.js";
@@ -46,9 +46,15 @@ export async function startHarness(
   const logs: LogEntry[] = [];
   let stores = openStores(dataDir);
   let running: RunningServer;
+  let app: CrossmapApp;
   const boot = async () => {
-    const app = createApp({ stores, log: (e) => logs.push(e), ...options });
+    app = createApp({ stores, log: (e) => logs.push(e), ...options });
     running = await listen(app, 0, "127.0.0.1");
+  };
+  const shutdown = async () => {
+    await running.close();
+    await app.closeWorkers();
+    await stores.close();
   };
   await boot();
   const admin = (await stores.write(() => stores.keys.create("admin", null))).secret;
@@ -71,14 +77,12 @@ export async function startHarness(
       (await stores.write(() => stores.keys.create(scope, scope === "admin" ? null : projectId))).secret,
     keyId: (secret) => stores.keys.authenticate(secret)!.id,
     restart: async () => {
-      await running.close();
-      await stores.close();
+      await shutdown();
       stores = openStores(dataDir);
       await boot();
     },
     stop: async () => {
-      await running.close();
-      await stores.close();
+      await shutdown();
       rmSync(dataDir, { recursive: true, force: true });
     },
     request: async (method, path, opts = {}) => {

@@ -1,5 +1,6 @@
 // Response headers exactly as they go on the wire, in order: the route layer writes JSON itself, and
-// must send what Koa sends for an object body (type, ETag, length), for successes and errors alike.
+// must send what Koa sends for an object body (type, ETag, length), for successes and errors alike,
+// then nosniff, which every answer carries.
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, itemPath, seedSchema, startHarness } from "./harness.js";
@@ -49,13 +50,14 @@ function raw(method: string, path: string, key: string | null, body?: string): P
 const length = (body: string) => String(Buffer.byteLength(body));
 
 describe("headers on the wire", () => {
-  it("a review answer: Content-Type, ETag, Content-Length, in that order", async () => {
+  it("a review answer: Content-Type, ETag, Content-Length, nosniff, in that order", async () => {
     const r = await raw("POST", `${itemPath(h, "schema", sm)}/approve`, h.admin);
     expect(r.status).toBe(200);
     expect(r.headers).toEqual([
       ["Content-Type", "application/json; charset=utf-8"],
       ["ETag", '"2"'],
       ["Content-Length", length(r.body)],
+      ["X-Content-Type-Options", "nosniff"],
     ]);
     expect(JSON.parse(r.body)).toMatchObject({ id: "sm_hdr", status: "approved", version: 2 });
   });
@@ -71,11 +73,13 @@ describe("headers on the wire", () => {
       ["Content-Type", "application/json; charset=utf-8"],
       ["ETag", '"3"'],
       ["Content-Length", length(o.body)],
+      ["X-Content-Type-Options", "nosniff"],
     ]);
     const list = await raw("GET", `/v1/projects/${h.projectId}/schema-mapping`, h.admin);
     expect(list.headers).toEqual([
       ["Content-Type", "application/json; charset=utf-8"],
       ["Content-Length", length(list.body)],
+      ["X-Content-Type-Options", "nosniff"],
     ]);
   });
 
@@ -85,6 +89,7 @@ describe("headers on the wire", () => {
     expect(created.headers).toEqual([
       ["Content-Type", "application/json; charset=utf-8"],
       ["Content-Length", length(created.body)],
+      ["X-Content-Type-Options", "nosniff"],
     ]);
     const unauthorized = await raw("POST", `${itemPath(h, "schema", sm)}/approve`, null);
     expect(unauthorized).toEqual({
@@ -92,6 +97,8 @@ describe("headers on the wire", () => {
       headers: [
         ["Content-Type", "application/json; charset=utf-8"],
         ["WWW-Authenticate", "Bearer"],
+        // An error body is an object: Koa sets its length when it sends it, after the last middleware.
+        ["X-Content-Type-Options", "nosniff"],
         ["Content-Length", "30"],
       ],
       body: '{"detail":"Not authenticated"}',
@@ -100,6 +107,7 @@ describe("headers on the wire", () => {
     expect(missing.status).toBe(404);
     expect(missing.headers).toEqual([
       ["Content-Type", "application/json; charset=utf-8"],
+      ["X-Content-Type-Options", "nosniff"],
       ["Content-Length", length(missing.body)],
     ]);
   });

@@ -3,7 +3,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Koa from "koa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listen } from "../../src/server/listen.js";
+import { UI_CACHE_FILES, uiMiddleware } from "../../src/server/ui.js";
 import { type Harness, startHarness } from "./harness.js";
 
 const built = mkdtempSync(join(tmpdir(), "crossmap-ui-dir-"));
@@ -64,5 +67,37 @@ describe("GET /ui/", () => {
     const r = await bare.request("GET", "/ui/", { key: null });
     expect(r.status).toBe(404);
     expect(r.json).toEqual({ detail: "The workbench page is not built; run npm run build" });
+  });
+});
+
+describe("what /ui/ keeps in memory", () => {
+  it("keeps only files that exist, at most UI_CACHE_FILES of them, however many names are asked for", async () => {
+    const many = mkdtempSync(join(tmpdir(), "crossmap-ui-many-"));
+    for (let i = 0; i < UI_CACHE_FILES + 4; i++) writeFileSync(join(many, `f${i}.css`), `/* ${i} */`);
+    const ui = uiMiddleware(many);
+    const server = await listen(new Koa().use(ui), 0, "127.0.0.1");
+    try {
+      // Issue 27: 20,000 of these (each a 404) took the server from 139 to 640 MB.
+      const long = "v".repeat(15_000);
+      const statuses = new Map<number, number>();
+      for (let i = 0; i < 300; i++) {
+        const r = await fetch(`${server.url}/ui/${long}-${i}.css`);
+        await r.arrayBuffer();
+        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+      }
+      expect([...statuses]).toEqual([[404, 300]]);
+      expect(ui.cachedNames()).toEqual([]);
+      for (let i = 0; i < UI_CACHE_FILES + 4; i++) {
+        const r = await fetch(`${server.url}/ui/f${i}.css`);
+        expect([r.status, await r.text()]).toEqual([200, `/* ${i} */`]);
+      }
+      // The least recently served go first.
+      expect(ui.cachedNames()).toEqual(Array.from({ length: UI_CACHE_FILES }, (_, i) => `f${i + 4}.css`));
+      expect(await (await fetch(`${server.url}/ui/f0.css`)).text()).toBe("/* 0 */");
+      expect(ui.cachedNames().at(-1)).toBe("f0.css");
+    } finally {
+      await server.close();
+      rmSync(many, { recursive: true, force: true });
+    }
   });
 });

@@ -4,6 +4,7 @@
 import { AppError } from "../../errors.js";
 import type { Stores } from "../../store/env.js";
 import type { CrossMappingRun, DecisionSnapshot } from "../../store/types.js";
+import type { RawJsonBody } from "../body.js";
 import type { RunInfo } from "../map-job.js";
 import type { FinalReply, MapPool } from "../map-pool.js";
 import type { DecisionCache } from "./decisions.js";
@@ -17,12 +18,22 @@ export interface ProjectMapDeps {
   vocabularyRelease: string | null;
 }
 
+/** The job's text, marked when it held bytes that are not UTF-8 (the worker names their fields). */
+const jobText = (body: RawJsonBody | undefined) => ({
+  text: body?.text,
+  ...(body?.marked ? { marked: true } : {}),
+});
+
 const fromWorker = (reply: Extract<FinalReply, { kind: "error" }>) =>
   new AppError(reply.status, reply.code, reply.message, reply.problems);
 
 /** The stateless call: the response as JSON bytes. */
-export async function mapStateless(pool: MapPool, text: string | undefined): Promise<Uint8Array> {
-  const reply = await pool.run({ text, project: "none" });
+export async function mapStateless(
+  pool: MapPool,
+  body: RawJsonBody | undefined,
+  client = "",
+): Promise<Uint8Array> {
+  const reply = await pool.run({ ...jobText(body), project: "none" }, undefined, client);
   switch (reply.kind) {
     case "done":
       return reply.json;
@@ -44,8 +55,9 @@ export async function mapStateless(pool: MapPool, text: string | undefined): Pro
 export async function mapAndRecord(
   stores: Stores,
   projectId: string,
-  text: string | undefined,
+  body: RawJsonBody | undefined,
   deps: ProjectMapDeps,
+  client = "",
 ): Promise<Uint8Array> {
   const exists = stores.projects.exists(projectId);
   const decisions = exists ? await deps.decisions.of(stores, projectId) : undefined;
@@ -65,13 +77,14 @@ export async function mapAndRecord(
   try {
     reply = await deps.pool.run(
       {
-        text,
+        ...jobText(body),
         project: exists ? "exists" : "missing",
         ...(decisions ? { decisions: { key: decisions.key, entries: decisions.entries } } : {}),
       },
       (run) => {
         started = run;
       },
+      client,
     );
   } catch (err) {
     if (started === undefined || !(err instanceof AppError)) throw err;

@@ -95,18 +95,19 @@ export interface ImportSummary extends Omit<PushSummary, "items"> {
 /**
  * Imports a mapping file into the project's concept items, in one transaction: matched by natural key
  * (source_column, source_code); a person's decisions in the file (Usagi APPROVED/IGNORED, valid STCM
- * rows) are marked reviewed, and an item already decided here is skipped unless `force`.
+ * rows) are marked reviewed, and an item already decided here is skipped unless `force`. The file's bytes
+ * are checked as UTF-8 (each row with bad bytes is reported); text is taken as it is.
  */
 export async function importMappings(
   stores: Stores,
   projectId: string,
-  text: string,
+  file: Uint8Array | string,
   options: ImportOptions & { force: boolean; actor: Actor; vocabulary?: VocabularyBridge | undefined },
 ): Promise<ImportSummary> {
   projectOf(stores, projectId);
   let parsed: ReturnType<typeof parseMappingFile>;
   try {
-    parsed = parseMappingFile(text, options);
+    parsed = parseMappingFile(file, options);
   } catch (err) {
     if (err instanceof AppError && err.status === 422 && err.problems.length === 0) {
       throw invalid(["body"], [{ path: [], message: err.message, code: `value_error.${err.code}` }]);
@@ -122,7 +123,6 @@ export async function importMappings(
     ...options.actor,
     via: "import",
   });
-  stores.mirrors.concept.warm(projectId);
   return {
     format: parsed.format,
     created: summary.created,

@@ -61,7 +61,10 @@ export const crossMappingRoutes = (deps: CrossMapDeps): AnyRoute[] => [
     response: crossMapResponse,
     records: true,
     errors: [401, 404, 413, 422, 503],
-    handle: async ({ rawBody }) => ({ body: undefined, json: await mapStateless(deps.pool, rawBody) }),
+    handle: async ({ rawBody, client }) => ({
+      body: undefined,
+      json: await mapStateless(deps.pool, rawBody, client),
+    }),
   }),
   defineRoute({
     method: "post",
@@ -75,9 +78,9 @@ export const crossMappingRoutes = (deps: CrossMapDeps): AnyRoute[] => [
     response: crossMapResponse,
     records: true,
     errors: [401, 403, 404, 413, 422, 500, 503],
-    handle: async ({ rawBody, params, stores }) => ({
+    handle: async ({ rawBody, params, stores, client }) => ({
       body: undefined,
-      json: await mapAndRecord(stores, params.project_id!, rawBody, deps),
+      json: await mapAndRecord(stores, params.project_id!, rawBody, deps, client),
     }),
   }),
   defineRoute({

@@ -5,13 +5,7 @@ import { z } from "zod";
 import { AppError } from "../../errors.js";
 import { IMPORT_FORMATS, type ImportFormat } from "../../review/import-mappings.js";
 import type { VocabularyBridge } from "../../vocab/bridge.js";
-import {
-  exportConceptMap,
-  exportCrossmap,
-  exportSourceToConceptMap,
-  importMappings,
-  revalidateProject,
-} from "../handlers/project-data.js";
+import { type DataPool, streamed } from "../data-pool.js";
 import { type AnyRoute, defineRoute } from "../route.js";
 import { pushResult } from "../schemas.js";
 import { actorOf } from "./review.js";
@@ -76,8 +70,10 @@ const revalidateSummary = z.object({
 });
 
 const download = (file: string) => ({ "Content-Disposition": `attachment; filename="${file}"` });
+const JSON_TYPE = "application/json; charset=utf-8";
 
-export const projectDataRoutes = (vocabulary: VocabularyBridge | undefined): AnyRoute[] => [
+/** Every route here runs in a data worker (`data`): its work grows with the project's items. */
+export const projectDataRoutes = (vocabulary: VocabularyBridge | undefined, data: DataPool): AnyRoute[] => [
   defineRoute({
     method: "get",
     path: `${base}/exports/crossmap`,
@@ -92,10 +88,12 @@ export const projectDataRoutes = (vocabulary: VocabularyBridge | undefined): Any
     response: z.string(),
     produces: "application/yaml; charset=utf-8",
     errors: [401, 403, 404, 409, 422],
-    handle: ({ params, stores, query }) => ({
-      body: exportCrossmap(stores, params.project_id!, query.source).yaml,
-      headers: download("crossmap.yaml"),
-    }),
+    handle: async ({ params, query }) =>
+      streamed(
+        await data.run({ kind: "export-crossmap", projectId: params.project_id!, source: query.source }),
+        "application/yaml; charset=utf-8",
+        download("crossmap.yaml"),
+      ),
   }),
   defineRoute({
     method: "get",
@@ -115,13 +113,16 @@ export const projectDataRoutes = (vocabulary: VocabularyBridge | undefined): Any
     response: z.string(),
     produces: "text/csv; charset=utf-8",
     errors: [401, 403, 404, 422],
-    handle: ({ params, stores, query }) => ({
-      body: exportSourceToConceptMap(stores, params.project_id!, {
-        sourceVocabularyId: query.source_vocabulary_id,
-        vocabulary,
-      }).csv,
-      headers: download("source_to_concept_map.csv"),
-    }),
+    handle: async ({ params, query }) =>
+      streamed(
+        await data.run({
+          kind: "export-stcm",
+          projectId: params.project_id!,
+          sourceVocabularyId: query.source_vocabulary_id,
+        }),
+        "text/csv; charset=utf-8",
+        download("source_to_concept_map.csv"),
+      ),
   }),
   defineRoute({
     method: "get",
@@ -134,7 +135,11 @@ export const projectDataRoutes = (vocabulary: VocabularyBridge | undefined): Any
     response: z.record(z.string(), z.unknown()),
     produces: "application/fhir+json; charset=utf-8",
     errors: [401, 403, 404],
-    handle: ({ params, stores }) => ({ body: exportConceptMap(stores, params.project_id!, vocabulary) }),
+    handle: async ({ params }) =>
+      streamed(
+        await data.run({ kind: "export-concept-map", projectId: params.project_id! }),
+        "application/fhir+json; charset=utf-8",
+      ),
   }),
   defineRoute({
     method: "post",
@@ -145,7 +150,9 @@ export const projectDataRoutes = (vocabulary: VocabularyBridge | undefined): Any
     tag,
     access: "write",
     query: importQuery,
-    body: z.string().meta({ description: "The file, as text/csv" }),
+    body: z
+      .string()
+      .meta({ description: "The file, as text/csv (UTF-8; gzip, deflate or br Content-Encoding taken)" }),
     csv: true,
     response: importSummary,
     errors: [401, 403, 404, 413, 422],
@@ -158,16 +165,21 @@ export const projectDataRoutes = (vocabulary: VocabularyBridge | undefined): Any
           `No import format ${format}; known: ${IMPORT_FORMATS.join(", ")}`,
         );
       }
-      return {
-        body: await importMappings(stores, params.project_id!, body, {
-          format,
-          sourceVocabularyId: query.source_vocabulary_id,
-          sourceColumn: query.source_column,
-          force: query.force === "true",
-          actor: actorOf(principal),
-          vocabulary,
-        }),
-      };
+      const out = await data.run({
+        kind: "import",
+        projectId: params.project_id!,
+        // The app reads a csv route's body as bytes (the schema documents it as text).
+        bytes: body as unknown as Uint8Array,
+        format,
+        sourceVocabularyId: query.source_vocabulary_id,
+        sourceColumn: query.source_column,
+        force: query.force === "true",
+        actor: actorOf(principal),
+      });
+      // Reviewers usually come after an import: have the project's list ready for them (a large change
+      // made by the worker is read again a chunk at a time, see mirror.ts).
+      stores.mirrors.concept.warm(params.project_id!);
+      return streamed(out, JSON_TYPE);
     },
   }),
   defineRoute({
@@ -182,14 +194,15 @@ export const projectDataRoutes = (vocabulary: VocabularyBridge | undefined): Any
     body: revalidateBody,
     response: revalidateSummary,
     errors: [401, 403, 404, 413, 422, 503],
-    handle: async ({ params, stores, body, principal }) => {
+    handle: async ({ params, body, principal }) => {
       if (!vocabulary) throw noVocabulary();
-      return {
-        body: await revalidateProject(stores, params.project_id!, vocabulary, {
-          dryRun: body?.dry_run ?? false,
-          actor: actorOf(principal),
-        }),
-      };
+      const out = await data.run({
+        kind: "revalidate",
+        projectId: params.project_id!,
+        dryRun: body?.dry_run ?? false,
+        actor: actorOf(principal),
+      });
+      return streamed(out, JSON_TYPE);
     },
   }),
 ];

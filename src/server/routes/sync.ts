@@ -1,7 +1,7 @@
 // Sync: push (bulk upsert) and pull of schema mappings, concept mappings and cross-mapping runs.
 import type { Principal } from "../auth.js";
+import { type DataPool, streamed } from "../data-pool.js";
 import { conceptFields, type PushRequest, pushItems, pushRuns, schemaFields } from "../handlers/sync.js";
-import { presentConceptItem, presentRun, presentSchemaItem } from "../present.js";
 import { type AnyRoute, defineRoute } from "../route.js";
 import {
   conceptItemOut,
@@ -30,7 +30,10 @@ const pushRequest = <F>(
   principal: Principal | null,
 ): PushRequest<F> => ({ projectId, items, force: force === "true", ...actorOf(principal) });
 
-export const syncRoutes = (): AnyRoute[] => [
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/** Pulls run in a data worker (`data`): without a limit they read every item of the project. */
+export const syncRoutes = (data: DataPool): AnyRoute[] => [
   defineRoute({
     method: "post",
     path: `${base}/schema-mappings/bulk`,
@@ -59,11 +62,17 @@ export const syncRoutes = (): AnyRoute[] => [
     query: pullQuery,
     response: pullResponse(schemaItemOut),
     errors: PULL_ERRORS,
-    handle: ({ params, stores, query }) => {
-      const page = { limit: query.limit ?? Number.POSITIVE_INFINITY, offset: query.offset };
-      const { items, total } = stores.schemaItems.list(params.project_id!, page);
-      return { body: { items: items.map(presentSchemaItem), total } };
-    },
+    handle: async ({ params, query }) =>
+      streamed(
+        await data.run({
+          kind: "pull",
+          what: "schema",
+          projectId: params.project_id!,
+          limit: query.limit,
+          offset: query.offset,
+        }),
+        JSON_TYPE,
+      ),
   }),
   defineRoute({
     method: "post",
@@ -93,11 +102,17 @@ export const syncRoutes = (): AnyRoute[] => [
     query: pullQuery,
     response: pullResponse(conceptItemOut),
     errors: PULL_ERRORS,
-    handle: ({ params, stores, query }) => {
-      const page = { limit: query.limit ?? Number.POSITIVE_INFINITY, offset: query.offset };
-      const { items, total } = stores.conceptItems.list(params.project_id!, page);
-      return { body: { items: items.map(presentConceptItem), total } };
-    },
+    handle: async ({ params, query }) =>
+      streamed(
+        await data.run({
+          kind: "pull",
+          what: "concept",
+          projectId: params.project_id!,
+          limit: query.limit,
+          offset: query.offset,
+        }),
+        JSON_TYPE,
+      ),
   }),
   defineRoute({
     method: "post",
@@ -122,9 +137,16 @@ export const syncRoutes = (): AnyRoute[] => [
     query: pullQuery,
     response: pullResponse(runOut),
     errors: PULL_ERRORS,
-    handle: ({ params, stores, query }) => {
-      const { runs, total } = stores.runs.list(params.project_id!, query);
-      return { body: { items: runs.map(presentRun), total } };
-    },
+    handle: async ({ params, query }) =>
+      streamed(
+        await data.run({
+          kind: "pull",
+          what: "runs",
+          projectId: params.project_id!,
+          limit: query.limit,
+          offset: query.offset,
+        }),
+        JSON_TYPE,
+      ),
   }),
 ];
