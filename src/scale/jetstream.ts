@@ -33,11 +33,26 @@ const HEADER_ROOM = 4096;
 const REQUEST_TIMEOUT_MS = 30_000;
 const DAY_NS = 24 * 3600 * 1e9;
 
+/**
+ * Client pings (the server's own answer to each): a server that went away without closing the connection
+ * (a network cut, a frozen host) is noticed after `maxPingOut` unanswered ones, within ~20 s instead of the
+ * client's default ~4 min.
+ */
+const PING_INTERVAL_MS = 5000;
+const MAX_PING_OUT = 3;
+
 export async function connectNats(url: string, name: string): Promise<Nats> {
   let nc: NatsConnection;
   try {
     // Long-lived processes ride out a server restart; the first connection must work, though.
-    nc = await connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 1000 });
+    nc = await connect({
+      servers: url,
+      name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 1000,
+      pingInterval: PING_INTERVAL_MS,
+      maxPingOut: MAX_PING_OUT,
+    });
   } catch (err) {
     throw new AppError(
       400,
@@ -81,6 +96,8 @@ export const BULK_STREAMS: Record<string, Partial<StreamConfig>> = {
     storage: StorageType.File,
     max_age: 7 * DAY_NS,
     duplicate_window: 120e9,
+    // A resume reads stored results one by one: a direct get answers with the payload as it is.
+    allow_direct: true,
   },
   [RUN_STREAM]: {
     subjects: ["crossmap.run.>"],
