@@ -325,6 +325,9 @@ describe("crossmap map --nats --resume", () => {
       `crossmap: --resume nope: NATS at ${server.url} has no such run\n`,
     ]);
     const noServer = await runCli(["map", ...OMOP_TO_FHIR, "--resume", "x", SMALL]);
-    expect([noServer.code, noServer.stderr]).toEqual([2, "crossmap: --resume, --in-flight and --nats-wait need --nats\n"]);
+    expect([noServer.code, noServer.stderr]).toEqual([
+      2,
+      "crossmap: --resume, --in-flight and --nats-wait need --nats\n",
+    ]);
   });
 });
