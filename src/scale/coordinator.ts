@@ -48,7 +48,7 @@ export async function runMapOverNats(options: NatsMapOptions): Promise<NatsMapOu
   if (options.resume !== undefined && !RUN_ID.test(options.resume)) {
     throw new AppError(400, "usage", `--resume: "${options.resume}" is not a run id`);
   }
-  const nats = await connectNats(options.nats, `crossmap map ${hostname()}:${process.pid}`);
+  const nats = await connectNats(options.nats, `crossmap map ${hostname()}:${process.pid}`, true);
   const say = (line: string) => {
     if (!options.quiet) options.stderr.write(`crossmap map: ${line}\n`);
   };

@@ -34,14 +34,13 @@ const REQUEST_TIMEOUT_MS = 30_000;
 const DAY_NS = 24 * 3600 * 1e9;
 
 /**
- * Client pings (the server's own answer to each): a server that went away without closing the connection
- * (a network cut, a frozen host) is noticed after `maxPingOut` unanswered ones, within ~20 s instead of the
- * client's default ~4 min.
+ * For `watch` connections (the coordinator's): client pings every 5 s, so that a server that went away
+ * without closing the connection (a network cut, a frozen host) is noticed after 3 unanswered ones, within
+ * ~20 s instead of the client's default ~4 min.
  */
-const PING_INTERVAL_MS = 5000;
-const MAX_PING_OUT = 3;
+const WATCHED_PINGS = { pingInterval: 5000, maxPingOut: 3 };
 
-export async function connectNats(url: string, name: string): Promise<Nats> {
+export async function connectNats(url: string, name: string, watch = false): Promise<Nats> {
   let nc: NatsConnection;
   try {
     // Long-lived processes ride out a server restart; the first connection must work, though.
@@ -50,8 +49,7 @@ export async function connectNats(url: string, name: string): Promise<Nats> {
       name,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 1000,
-      pingInterval: PING_INTERVAL_MS,
-      maxPingOut: MAX_PING_OUT,
+      ...(watch ? WATCHED_PINGS : {}),
     });
   } catch (err) {
     throw new AppError(
