@@ -72,7 +72,8 @@ export async function describeRun(options: {
     : null;
   const inputs = [];
   for (const i of options.inputs) {
-    const info = i.file === "-" ? undefined : await stat(i.file);
+    // A folder member that cannot be read (a link to nothing) is an issue of the run, read as such again.
+    const info = i.file === "-" || i.unreadable !== undefined ? undefined : await stat(i.file);
     inputs.push({
       file: i.file,
       format: i.format,
