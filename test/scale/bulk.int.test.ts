@@ -253,8 +253,10 @@ describe("crossmap map --nats when a worker dies", () => {
 
 describe("crossmap map --nats --resume", () => {
   it("goes on with a stopped run without mapping its finished batches again", async () => {
-    // The shared consumer the test takes batches from is made by a worker.
-    const setup = await startWorker(server.url, "setup");
+    // The shared consumer the test takes batches from is made by a worker, with the default ack wait: the
+    // test before set 3 s, after which a batch still waiting its turn in a loaded worker's hands is
+    // delivered again and mapped twice (seen: 29 and 30 mappings of 27 batches).
+    const setup = await startWorker(server.url, "setup", ["--ack-wait", "30"]);
     await stopWorkers([setup.proc]);
     const out = join(dir, "resumed");
     mkdirSync(out);
