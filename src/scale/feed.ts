@@ -5,6 +5,7 @@ import type { Consumer, ConsumerMessages, JsMsg } from "@nats-io/jetstream";
 import { headers } from "@nats-io/transport-node";
 import { stringifyJson } from "../pipeline/json.js";
 import type { FeedConverter } from "./feed-convert.js";
+import { issueHeaders } from "./feed-issues.js";
 import {
   ensureFeedStream,
   ensurePartitionConsumer,
@@ -47,6 +48,7 @@ export async function runFeed(options: FeedOptions): Promise<number> {
     dead: metrics.counter("dead_letters_total", "Messages sent to the dead-letter subject, by partition."),
     redeliveries: metrics.counter("redeliveries_total", "Messages received that had been delivered before."),
     warnings: metrics.counter("warnings_total", "Warning issues on published messages."),
+    errors: metrics.counter("errors_total", "Error issues (fields left out) on published messages."),
     convertSeconds: metrics.counter("convert_seconds_total", "Time spent converting messages."),
     storeSeconds: metrics.counter("store_seconds_total", "Time spent waiting for outputs to be stored."),
     failures: metrics.counter("failures_total", "Messages whose output could not be stored (redelivered)."),
@@ -74,24 +76,25 @@ export async function runFeed(options: FeedOptions): Promise<number> {
       if (id !== undefined) h.set(HEADER.sourceId, id);
     };
     try {
-      if (converted.kind === "out") {
-        for (const [i, o] of converted.outputs.entries()) {
-          const h = headers();
-          source(h, o.sourceId);
-          if (o.warnings > 0) h.set(HEADER.warnings, String(o.warnings));
-          count.warnings(o.warnings);
-          // Keyed by the input's place, so that a redelivered message is stored once.
-          const msgID = `${inStream}.${m.seq}.${i}`;
-          await publishStored(nats, `${options.out}.${partition}`, o.payload, { msgID, headers: h });
-        }
-        count.messages(1, labels);
-      } else {
+      for (const [i, o] of converted.outputs.entries()) {
         const h = headers();
-        source(h, converted.sourceId);
+        source(h, o.sourceId);
+        const told = issueHeaders(h, o.issues, nats.maxBody - Buffer.byteLength(o.payload));
+        count.warnings(told.warnings);
+        count.errors(told.errors);
+        // Keyed by the input's place, so that a redelivered message is stored once.
+        const msgID = `${inStream}.${m.seq}.${i}`;
+        await publishStored(nats, `${options.out}.${partition}`, o.payload, { msgID, headers: h });
+      }
+      if (converted.outputs.length > 0) count.messages(1, labels);
+      const dead = converted.dead;
+      if (dead) {
+        const h = headers();
+        source(h, dead.sourceId);
         const letter = {
-          source: { subject: m.subject, seq: m.seq, id: converted.sourceId ?? null },
-          issues: converted.issues,
-          message: new TextDecoder().decode(m.data),
+          source: { subject: m.subject, seq: m.seq, id: dead.sourceId ?? null },
+          issues: dead.issues,
+          message: dead.text ?? new TextDecoder().decode(m.data),
         };
         await publishStored(nats, `${options.deadLetter}.${partition}`, stringifyJson(letter), {
           msgID: `${inStream}.${m.seq}`,
