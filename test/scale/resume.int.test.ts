@@ -2,7 +2,7 @@
 // server, with real workers and a real nats-server: over 200 stored batches are fetched back without
 // overflowing what the server buffers for the coordinator, and the output is byte for byte a local run's.
 //
-// The server takes messages of 64 KB and buffers 1 MB per client (max_payload, max_pending), so that 256 KB
+// The server takes messages of 64 KB and buffers 2 MB per client (max_payload, max_pending), so that 256 KB
 // batches become ~8 pieces each and 200 batches' results are 10 MB of input's worth, not the 50 MB a
 // default server needs to show the same overflow (64 MB buffered: 64 results of ~1 MB at once).
 import { createHash } from "node:crypto";
@@ -90,7 +90,7 @@ describe.skipIf(natsServerMissing)("crossmap map --nats --resume", () => {
   let nats: Nats;
 
   beforeAll(async () => {
-    server = await startNatsServer({ config: "max_payload: 65536\nmax_pending: 1048576" });
+    server = await startNatsServer({ config: "max_payload: 65536\nmax_pending: 2097152" });
     nats = await connectNats(server.url, "test");
     dir = mkdtempSync(join(tmpdir(), "crossmap-resume-"));
     input = join(dir, "person.ndjson");
