@@ -6,7 +6,7 @@ import { AppError } from "../errors.js";
 import { DEFAULT_BATCH_RECORDS, type MapRunOptions, type MapRunOutcome, runMap } from "../pipeline/run.js";
 import type { BatchMapper } from "../pipeline/stage.js";
 import type { RunSummary } from "../pipeline/summary.js";
-import { BULK_STREAMS, closeNats, connectNats, ensureStreams, type Nats } from "./jetstream.js";
+import { BULK_STREAMS, closeNats, connectNats, ensureStreams, type Nats, natsFailure } from "./jetstream.js";
 import { DEFAULT_NATS_WAIT_S, type Link, watchLink } from "./link.js";
 import { newRunId, RESULT_STREAM, RUN_ID, resultSubject, WORK_STREAM, workSubject } from "./names.js";
 import { type RemoteStats, startRemote } from "./remote.js";
@@ -72,7 +72,13 @@ export async function runMapOverNats(options: NatsMapOptions): Promise<NatsMapOu
       inputs: options.inputs,
       batch: { bytes: batchBytes, records: options.batchRecords ?? DEFAULT_BATCH_RECORDS },
     });
-    const { stored, followFrom, direct } = await prepare(nats, descriptor, options.resume !== undefined);
+    const { stored, followFrom, direct } = await prepare(
+      nats,
+      descriptor,
+      options.resume !== undefined,
+    ).catch((err: unknown) => {
+      throw err instanceof AppError ? err : natsFailure(`cannot read run ${run} from NATS`, err);
+    });
     await writeState(nats, run, { state: "running" }, link);
     say(
       `NATS run ${run} on ${nats.url}` +
