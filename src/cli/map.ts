@@ -66,6 +66,7 @@ interface MapFlags extends FhirServerFlags {
   nats?: string;
   resume?: string;
   inFlight?: string;
+  natsWait?: string;
 }
 
 export function registerMap(program: Command): void {
@@ -163,6 +164,10 @@ export function registerMap(program: Command): void {
     .option("--nats <url>", "map on `crossmap worker`s through NATS JetStream (docs/scale-out.md)")
     .option("--resume <run>", "with --nats: go on with a stopped run, mapping only what it had not")
     .option("--in-flight <n>", "with --nats: batches out to workers at once (default 64)")
+    .option(
+      "--nats-wait <seconds>",
+      "with --nats: how long to wait for a lost NATS server before the run stops, resumable (default 300)",
+    )
     .action(async (files: string[], flags: MapFlags, cmd: Command) => {
       process.exitCode = await mapCommand(files, flags, cmd.getOptionValueSource("bundle") === "cli");
     });
@@ -201,7 +206,9 @@ async function mapCommand(files: string[], flags: MapFlags, bundleGiven: boolean
   const plan = await loadPlan(spec, warnings, er7);
   // Printed once, here: a typo in a crossmap's names maps to nothing without an error in any record.
   for (const w of warnings) process.stderr.write(`crossmap map: ${formatProblem(w)}\n`);
-  if ((flags.resume || flags.inFlight) && !flags.nats) throw usage("--resume and --in-flight need --nats");
+  if ((flags.resume || flags.inFlight || flags.natsWait) && !flags.nats) {
+    throw usage("--resume, --in-flight and --nats-wait need --nats");
+  }
   const record = projectRun
     ? (await import("./map-project.js")).projectRecorder(projectRun, spec, plan, flags.quiet === true)
     : undefined;

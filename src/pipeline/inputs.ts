@@ -1,15 +1,11 @@
 // Works out, before anything is read, what each input is: its format, its source entity and how to
 // read it. Everything that can be wrong with the command line is found here, as an AppError.
-import { createReadStream } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
+import { lstat, readdir, readlink, stat } from "node:fs/promises";
 import { extname, join } from "node:path";
-import type { Readable } from "node:stream";
 import { AppError } from "../errors.js";
-import type { JsonStreamOptions } from "./json-stream.js";
-import { lineBatches } from "./lines.js";
+import { withoutGz } from "./gzip.js";
 import type { MappingPlan } from "./plan.js";
-import { sniffJson } from "./sniff.js";
-import type { Batch, InputFormat, RunIssue } from "./types.js";
+import type { InputFormat, RunIssue } from "./types.js";
 
 export interface InputPlan {
   /** The path, or "-" for stdin. */
@@ -18,6 +14,8 @@ export interface InputPlan {
   entity: string | undefined;
   /** Size in bytes, when it is a file. */
   size: number | undefined;
+  /** Why a member of an input folder cannot be read (a link to nothing): one issue, the others mapped. */
+  unreadable?: string;
 }
 
 export interface ResolveInputsOptions {
@@ -74,7 +72,7 @@ export async function resolveInputs(options: ResolveInputsOptions): Promise<Inpu
 }
 
 function formatOf(file: string): InputFormat {
-  return FORMAT_BY_EXTENSION[extname(file).toLowerCase()] ?? "ndjson";
+  return FORMAT_BY_EXTENSION[extname(withoutGz(file)).toLowerCase()] ?? "ndjson";
 }
 
 function inputFor(
@@ -110,7 +108,7 @@ async function expandDirectory(dir: string, options: ResolveInputsOptions): Prom
   const bundles = options.format === "fhir-bundle";
   for (const name of names) {
     const path = join(dir, name);
-    const ext = extname(name).toLowerCase();
+    const ext = extname(withoutGz(name)).toLowerCase();
     let format: InputFormat | undefined;
     if (bundles) format = JSON_EXTENSIONS.has(ext) ? "fhir-bundle" : undefined;
     else format = options.format ?? FORMAT_BY_EXTENSION[ext];
@@ -126,8 +124,9 @@ async function expandDirectory(dir: string, options: ResolveInputsOptions): Prom
       });
       continue;
     }
-    const info = await stat(path);
-    if (info.isFile()) out.push({ file: path, format, entity, size: info.size });
+    const info = await stat(path).catch((err: NodeJS.ErrnoException) => whyUnreadable(path, name, err));
+    if (typeof info === "string") out.push({ file: path, format, entity, size: undefined, unreadable: info });
+    else if (!info.isDirectory()) out.push({ file: path, format, entity, size: info.size });
   }
   if (skipped.length > 0 && options.skipped === undefined) {
     options.note(
@@ -146,148 +145,16 @@ async function expandDirectory(dir: string, options: ResolveInputsOptions): Prom
   return out;
 }
 
-export interface ReadOptions {
-  stdin: Readable;
-  batchBytes: number;
-  batchRecords: number;
-  /** A record (line, row, Bundle entry or array element) longer than this is an issue, not a record. */
-  maxRecordBytes: number;
-  onBytes: (n: number) => void;
-}
-
-const READ_BYTES = 1 << 20;
-
-type Reader = (
-  input: InputPlan,
-  bytes: AsyncIterable<Uint8Array>,
-  options: ReadOptions,
-) => AsyncIterable<Batch>;
-
-/** How the per-record limit is named in issues: `64 MiB (--max-record-bytes)`. */
-export function limitLabel(bytes: number): string {
-  const mib = bytes / 2 ** 20;
-  const size = Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`;
-  return `${size} (--max-record-bytes)`;
-}
-
-/** An input that is one JSON document over many lines, read as NDJSON, is one issue, not one per line. */
-async function* ndjson(
-  input: InputPlan,
-  bytes: AsyncIterable<Uint8Array>,
-  o: ReadOptions,
-): AsyncGenerator<Batch> {
-  const sniffed = await sniffJson(bytes);
-  if (sniffed.shape === "document") {
-    const hint =
-      sniffed.opens === "["
-        ? "it looks like a JSON array: give --format json-array to map its elements"
-        : sniffed.bundle
-          ? "it looks like a FHIR Bundle: give --format fhir-bundle to map its entries"
-          : "give --format fhir-bundle for a FHIR Bundle, or --format json-array for an array of records";
-    yield {
-      kind: "records",
-      file: input.file,
-      entity: input.entity,
-      records: [
-        {
-          record: {},
-          line: 1,
-          problem: `the input is one JSON document over several lines, not NDJSON (one record per line); ${hint}; nothing of it is read`,
-          problemCode: "not_ndjson",
-        },
-      ],
-    };
-    return;
+/** Why a folder member cannot be read: a link to nothing, or what the file system said. */
+async function whyUnreadable(path: string, name: string, err: NodeJS.ErrnoException): Promise<string> {
+  const target = await lstat(path).then(
+    (l) => (l.isSymbolicLink() ? readlink(path) : undefined),
+    () => undefined,
+  );
+  if (target !== undefined && err.code === "ENOENT") {
+    return `${name} is a symbolic link to ${target}, which does not exist; nothing of it is read`;
   }
-  yield* lineBatches(sniffed.input, lineOptions(input, o, false));
+  return `cannot read ${name}: ${err.message}; nothing of it is read`;
 }
 
-function lineOptions(input: InputPlan, o: ReadOptions, bundles: boolean) {
-  const { file, entity } = input;
-  return {
-    file,
-    entity,
-    bundles,
-    batchBytes: o.batchBytes,
-    maxRecordBytes: o.maxRecordBytes,
-    limitLabel: limitLabel(o.maxRecordBytes),
-  };
-}
-
-/**
- * Records per batch of a streamed document. Bundle entries are whole resources (~0.5-2 KB, a CSV row's
- * several times), and a batch in flight holds them parsed: 256 keeps the 32 batches a run may have in
- * flight near the NDJSON reader's 64 KB of text each.
- */
-const DOCUMENT_BATCH_RECORDS = 256;
-
-function documentOptions(input: InputPlan, o: ReadOptions, mode: "bundle" | "array"): JsonStreamOptions {
-  const { file, entity } = input;
-  return {
-    file,
-    entity,
-    mode,
-    batchRecords: Math.min(o.batchRecords, DOCUMENT_BATCH_RECORDS),
-    maxRecordChars: o.maxRecordBytes,
-    limitLabel: limitLabel(o.maxRecordBytes),
-  };
-}
-
-/** FHIR Bundles: one per line (read in parallel like NDJSON), or one document of any size (streamed). */
-async function* fhirBundles(
-  input: InputPlan,
-  bytes: AsyncIterable<Uint8Array>,
-  o: ReadOptions,
-): AsyncGenerator<Batch> {
-  const sniffed = await sniffJson(bytes);
-  if (sniffed.shape === "lines") yield* lineBatches(sniffed.input, lineOptions(input, o, true));
-  else yield* jsonDocument(sniffed.input, documentOptions(input, o, "bundle"));
-}
-
-/** The readers of CSV and whole documents are imported when first used (start-up of the others). */
-async function* csv(
-  input: InputPlan,
-  bytes: AsyncIterable<Uint8Array>,
-  o: ReadOptions,
-): AsyncGenerator<Batch> {
-  const { csvBatches } = await import("./csv.js");
-  yield* csvBatches(bytes, {
-    file: input.file,
-    entity: input.entity,
-    batchRecords: o.batchRecords,
-    maxRecordChars: o.maxRecordBytes,
-    limitLabel: limitLabel(o.maxRecordBytes),
-  });
-}
-
-async function* jsonDocument(
-  bytes: AsyncIterable<Uint8Array>,
-  options: JsonStreamOptions,
-): AsyncGenerator<Batch> {
-  const { jsonDocumentBatches } = await import("./json-stream.js");
-  yield* jsonDocumentBatches(bytes, options);
-}
-
-const READERS: Record<InputFormat, Reader> = {
-  ndjson,
-  csv,
-  "fhir-bundle": fhirBundles,
-  "json-array": (input, bytes, o) => jsonDocument(bytes, documentOptions(input, o, "array")),
-};
-
-/** The batches of one input, read lazily: nothing is read until the caller asks for the next batch. */
-export function readInput(input: InputPlan, options: ReadOptions): AsyncIterable<Batch> {
-  const stream =
-    input.file === "-"
-      ? options.stdin
-      : // Large reads: fewer syscalls; the readers cut each read into batches.
-        createReadStream(input.file, { highWaterMark: READ_BYTES });
-  return READERS[input.format](input, counted(stream, options.onBytes), options);
-}
-
-async function* counted(stream: Readable, onBytes: (n: number) => void): AsyncGenerator<Uint8Array> {
-  for await (const chunk of stream as AsyncIterable<Uint8Array>) {
-    onBytes(chunk.length);
-    yield chunk;
-  }
-}
+export { type ReadOptions, readInput } from "./readers.js";

@@ -15,6 +15,8 @@ export interface JsonStreamOptions {
   /** An element longer than this many characters of JSON text is an issue, not a record. */
   maxRecordChars: number;
   limitLabel: string;
+  /** What the document is, for byte offsets in issues: the whole input (default), or one line of it. */
+  within?: "input" | "line";
 }
 
 /** stream-json's end-of-input marker (stream-chain's `none`). */
@@ -276,7 +278,7 @@ export async function* jsonDocumentBatches(
             "invalid_utf8",
             utf8Message(
               f.fault.bytes,
-              `at byte ${f.fault.byte + 1} of the input, outside any ${mode === "bundle" ? "entry" : "element"}`,
+              `at byte ${f.fault.byte + 1} of the ${options.within ?? "input"}, outside any ${mode === "bundle" ? "entry" : "element"}`,
             ),
           );
         from = cut;

@@ -6,10 +6,11 @@ import { AppError } from "../errors.js";
 import { DEFAULT_BATCH_RECORDS, type MapRunOptions, type MapRunOutcome, runMap } from "../pipeline/run.js";
 import type { BatchMapper } from "../pipeline/stage.js";
 import type { RunSummary } from "../pipeline/summary.js";
-import { BULK_STREAMS, closeNats, connectNats, ensureStreams, type Nats } from "./jetstream.js";
+import { BULK_STREAMS, closeNats, connectNats, ensureStreams, type Nats, natsFailure } from "./jetstream.js";
+import { DEFAULT_NATS_WAIT_S, type Link, watchLink } from "./link.js";
 import { newRunId, RESULT_STREAM, RUN_ID, resultSubject, WORK_STREAM, workSubject } from "./names.js";
 import { type RemoteStats, startRemote } from "./remote.js";
-import { scanStoredResults } from "./results.js";
+import { type Stored, scanStoredResults } from "./results.js";
 import {
   describeRun,
   publishRun,
@@ -34,6 +35,8 @@ export interface NatsMapOptions extends MapRunOptions {
   nats: string;
   resume?: string;
   inFlight?: number;
+  /** Seconds to wait for a lost NATS server before the run stops (default DEFAULT_NATS_WAIT_S). */
+  natsWait?: number;
   quiet?: boolean;
 }
 
@@ -45,11 +48,18 @@ export async function runMapOverNats(options: NatsMapOptions): Promise<NatsMapOu
   if (options.resume !== undefined && !RUN_ID.test(options.resume)) {
     throw new AppError(400, "usage", `--resume: "${options.resume}" is not a run id`);
   }
-  const nats = await connectNats(options.nats, `crossmap map ${hostname()}:${process.pid}`);
+  const nats = await connectNats(options.nats, `crossmap map ${hostname()}:${process.pid}`, true);
   const say = (line: string) => {
     if (!options.quiet) options.stderr.write(`crossmap map: ${line}\n`);
   };
   const stopSignals: (() => void)[] = [];
+  let remote: Awaited<ReturnType<typeof startRemote>> | undefined;
+  const link = watchLink(nats, {
+    waitMs: (options.natsWait ?? DEFAULT_NATS_WAIT_S) * 1000,
+    // Said even with -q: a run that stands still must say why.
+    say: (line) => options.stderr.write(`crossmap map: ${line}\n`),
+    onGiveUp: (err) => remote?.stop(err),
+  });
   try {
     await ensureStreams(nats, BULK_STREAMS);
     const stage = { onError: options.onError, perEntity: options.output.kind === "dir" };
@@ -62,28 +72,37 @@ export async function runMapOverNats(options: NatsMapOptions): Promise<NatsMapOu
       inputs: options.inputs,
       batch: { bytes: batchBytes, records: options.batchRecords ?? DEFAULT_BATCH_RECORDS },
     });
-    const { stored, followFrom } = await prepare(nats, descriptor, options.resume !== undefined);
-    await writeState(nats, run, { state: "running" });
+    const { stored, followFrom, direct } = await prepare(
+      nats,
+      descriptor,
+      options.resume !== undefined,
+    ).catch((err: unknown) => {
+      throw err instanceof AppError ? err : natsFailure(`cannot read run ${run} from NATS`, err);
+    });
+    await writeState(nats, run, { state: "running" }, link);
     say(
       `NATS run ${run} on ${nats.url}` +
         (options.resume ? `, resumed: ${stored.size} batch(es) already mapped` : ""),
     );
 
     let local: BatchMapper | undefined;
-    const remote = await startRemote({
+    remote = await startRemote({
       nats,
       run,
       mapBatch: (batch) => local!(batch),
       inFlight: options.inFlight ?? DEFAULT_IN_FLIGHT,
       stored,
+      direct,
       followFrom,
       warn: (line) => options.stderr.write(`crossmap map: ${line}\n`),
+      link,
     });
+    const started = remote;
     const hint = `run ${run} can be resumed with --resume ${run}`;
     let interrupted: string | undefined;
     const interrupt = (name: string) => {
       interrupted = name;
-      remote.stop(new AppError(503, "interrupted", `interrupted by ${name}: ${hint}`));
+      started.stop(new AppError(503, "interrupted", `interrupted by ${name}: ${hint}`));
     };
     if (options.interrupt) {
       // The CLI's own handler: runMap stops taking batches and reports what it did; the run stays resumable.
@@ -105,39 +124,50 @@ export async function runMapOverNats(options: NatsMapOptions): Promise<NatsMapOu
         batchBytes,
         processor: (mapBatch) => {
           local = mapBatch;
-          return remote;
+          return started;
         },
-        progressNote: remote.note,
+        progressNote: started.note,
       });
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      await writeState(nats, run, { state: "stopped", batches: remote.stats.batches, reason }).catch(
-        () => {},
-      );
+      // Not when the server is away: the run record then still says running, which resumes the same.
+      if (!link.down) {
+        await writeState(nats, run, { state: "stopped", batches: started.stats.batches, reason }).catch(
+          () => {},
+        );
+      }
       if (!interrupted) say(`the run stopped; ${hint}`);
       throw err;
     }
     if (outcome.summary.interrupted || interrupted) {
       // Stopped, not finished: the work and results stay in the streams for --resume.
       const reason = `interrupted by ${outcome.summary.interrupted ?? interrupted}`;
-      await writeState(nats, run, { state: "stopped", batches: remote.stats.batches, reason });
+      if (!link.down) {
+        await writeState(nats, run, { state: "stopped", batches: started.stats.batches, reason }, link);
+      }
       options.stderr.write(`crossmap map: ${reason}: ${hint}\n`);
-      return { summary: Object.assign(outcome.summary, { nats: remote.stats }) };
+      return { summary: Object.assign(outcome.summary, { nats: started.stats }) };
     }
     const { summary, fatal } = outcome;
     // Done either way: a run stopped by --on-error fail would stop at the same record again.
-    await clearRun(nats, run);
-    await writeState(nats, run, {
-      state: summary.completed ? "completed" : "failed",
-      batches: remote.stats.batches,
-      ...(fatal ? { reason: fatal.message } : {}),
-    });
-    say(formatNatsLine(remote.stats));
-    const result: NatsMapOutcome = { summary: Object.assign(summary, { nats: remote.stats }) };
+    await clearRun(nats, run, link);
+    await writeState(
+      nats,
+      run,
+      {
+        state: summary.completed ? "completed" : "failed",
+        batches: started.stats.batches,
+        ...(fatal ? { reason: fatal.message } : {}),
+      },
+      link,
+    );
+    say(formatNatsLine(started.stats));
+    const result: NatsMapOutcome = { summary: Object.assign(summary, { nats: started.stats }) };
     if (fatal) result.fatal = fatal;
     return result;
   } finally {
     for (const off of stopSignals) off();
+    link.close();
     await closeNats(nats);
   }
 }
@@ -147,12 +177,12 @@ async function prepare(
   nats: Nats,
   descriptor: RunDescriptor,
   resume: boolean,
-): Promise<{ stored: Map<number, number[]>; followFrom: number }> {
+): Promise<{ stored: Stored; followFrom: number; direct: boolean }> {
   const run = descriptor.run;
   if (!resume) {
     await publishRun(nats, descriptor);
     const info = await nats.jsm.streams.info(RESULT_STREAM);
-    return { stored: new Map(), followFrom: info.state.last_seq + 1 };
+    return { stored: new Map(), followFrom: info.state.last_seq + 1, direct: false };
   }
   const before = await readRun(nats, run);
   if (!before) {
@@ -168,13 +198,17 @@ async function prepare(
   }
   const why = resumeMismatch(before, descriptor);
   if (why) throw new AppError(400, "resume_mismatch", `--resume ${run}: cannot resume it here: ${why}`);
-  const { stored, nextSeq } = await scanStoredResults(nats, run);
-  return { stored, followFrom: nextSeq };
+  const { stored, nextSeq, direct } = await scanStoredResults(nats, run);
+  return { stored, followFrom: nextSeq, direct };
 }
 
-async function clearRun(nats: Nats, run: string): Promise<void> {
-  await nats.jsm.streams.purge(WORK_STREAM, { filter: workSubject(run) });
-  await nats.jsm.streams.purge(RESULT_STREAM, { filter: resultSubject(run) });
+async function clearRun(nats: Nats, run: string, link: Link): Promise<void> {
+  await link.retry(`cannot clear run ${run}`, () =>
+    nats.jsm.streams.purge(WORK_STREAM, { filter: workSubject(run) }),
+  );
+  await link.retry(`cannot clear run ${run}`, () =>
+    nats.jsm.streams.purge(RESULT_STREAM, { filter: resultSubject(run) }),
+  );
 }
 
 /** `NATS run R: 40 batches mapped by 3 workers; 0 from an earlier attempt, 2 redelivered, 0 duplicates dropped` */
@@ -192,6 +226,7 @@ export function natsRunner(flags: {
   nats?: string;
   resume?: string;
   inFlight?: string;
+  natsWait?: string;
   quiet?: boolean;
 }): (options: MapRunOptions) => Promise<NatsMapOutcome> {
   const inFlight = flags.inFlight === undefined ? DEFAULT_IN_FLIGHT : Number(flags.inFlight);
@@ -202,11 +237,20 @@ export function natsRunner(flags: {
       `--in-flight must be a whole number from 1 to 100000, got "${flags.inFlight}"`,
     );
   }
+  const natsWait = flags.natsWait === undefined ? DEFAULT_NATS_WAIT_S : Number(flags.natsWait);
+  if (!Number.isInteger(natsWait) || natsWait < 1 || natsWait > 86_400) {
+    throw new AppError(
+      400,
+      "usage",
+      `--nats-wait must be a whole number of seconds from 1 to 86400, got "${flags.natsWait}"`,
+    );
+  }
   return (options) =>
     runMapOverNats({
       ...options,
       nats: flags.nats ?? "",
       inFlight,
+      natsWait,
       ...(flags.resume !== undefined ? { resume: flags.resume } : {}),
       ...(flags.quiet ? { quiet: true } : {}),
     });

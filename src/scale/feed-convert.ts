@@ -1,6 +1,8 @@
-// One feed message in, what to publish out: FHIR Bundles (ER7) or NDJSON records, or a dead letter with
-// the issues that stopped it. A message with an error-severity issue is not published in part: it goes to
-// the dead-letter subject whole, so that a receiver never gets a Bundle that silently lacks a resource.
+// One feed message in, what to publish out: FHIR Bundles (ER7) or NDJSON records with their issues, and a
+// dead letter for what could not be converted at all. A feed loses no more than a file run does: what
+// `crossmap map` writes (a Bundle whose field could not be mapped, with that field reported) is
+// published with its issues; only what `map` would not write (a malformed message, a record that fails)
+// is a dead letter.
 import type { BundleType, SegmentMappers } from "../pipeline/hl7v2/bundle.js";
 import { convertMessage } from "../pipeline/hl7v2/index.js";
 import { type Hl7v2Issue, issueOf, malformedIssue } from "../pipeline/hl7v2/run.js";
@@ -9,33 +11,49 @@ import { stringifyJson } from "../pipeline/json.js";
 import type { BatchMapper } from "../pipeline/stage.js";
 import type { RunIssue } from "../pipeline/types.js";
 
+export type FeedIssue = Hl7v2Issue | RunIssue;
+
 export interface FeedOutput {
   payload: string;
   /** The source message's id (MSH-10 for ER7), for the output's header. */
   sourceId: string | undefined;
-  warnings: number;
+  /** What `map --errors` would say about it: fields left out (errors) and losses (warnings). */
+  issues: FeedIssue[];
 }
 
-export type Converted =
-  | { kind: "out"; outputs: FeedOutput[] }
-  | { kind: "dead"; sourceId: string | undefined; issues: (Hl7v2Issue | RunIssue)[] };
+export interface DeadLetter {
+  sourceId: string | undefined;
+  issues: FeedIssue[];
+  /** The text that was not converted, when it is not the whole input message. */
+  text?: string;
+}
+
+/** Outputs to publish, and at most one dead letter (for what of the message could not be converted). */
+export interface Converted {
+  outputs: FeedOutput[];
+  dead?: DeadLetter;
+}
 
 /** `data` is the message's bytes; `where` names it in issues (its subject and stream sequence). */
 export type FeedConverter = (data: Uint8Array, where: string) => Converted;
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
+const deadOnly = (sourceId: string | undefined, issue: FeedIssue): Converted => ({
+  outputs: [],
+  dead: { sourceId, issues: [issue] },
+});
+
 function decode(data: Uint8Array, where: string): string | Converted {
   try {
     return strictUtf8.decode(data);
   } catch {
-    return {
-      kind: "dead",
-      sourceId: undefined,
-      issues: [
-        { file: where, code: "invalid_utf8", severity: "error", message: "the message is not valid UTF-8" },
-      ],
-    };
+    return deadOnly(undefined, {
+      file: where,
+      code: "invalid_utf8",
+      severity: "error",
+      message: "the message is not valid UTF-8",
+    });
   }
 }
 
@@ -63,46 +81,76 @@ export function er7Converter(mappers: SegmentMappers, bundle: BundleType): FeedC
     const raws = [...splitMessages(text)];
     const sourceId = raws[0] ? controlId(raws[0]) : undefined;
     if (raws.length === 0) {
-      const issue = {
+      return deadOnly(sourceId, {
         file: where,
         code: "empty_message",
-        severity: "error" as const,
+        severity: "error",
         message: "no HL7 v2 message",
-      };
-      return { kind: "dead", sourceId, issues: [issue] };
+      });
     }
-    const issues: Hl7v2Issue[] = [];
     const outputs: FeedOutput[] = [];
+    const malformed: { raw: RawMessage; issue: Hl7v2Issue }[] = [];
     for (const raw of raws) {
       const r = convertMessage(raw, mappers, { file: where, bundle });
-      if (!r.ok) {
-        issues.push(malformedIssue(r.malformed, where));
-        continue;
+      if (!r.ok) malformed.push({ raw, issue: malformedIssue(r.malformed, where) });
+      else {
+        const issues = r.issues.map((i) => issueOf(i, where, r));
+        outputs.push({ payload: stringifyJson(r.bundle), sourceId: controlId(raw), issues });
       }
-      const mine = r.issues.map((i) => issueOf(i, where, r));
-      issues.push(...mine);
-      outputs.push({ payload: stringifyJson(r.bundle), sourceId: controlId(raw), warnings: mine.length });
     }
-    if (issues.some((i) => i.severity === "error")) return { kind: "dead", sourceId, issues };
-    return { kind: "out", outputs };
+    if (malformed.length === 0) return { outputs };
+    const dead: DeadLetter = {
+      sourceId: controlId(malformed[0]!.raw),
+      issues: malformed.map((m) => m.issue),
+    };
+    // Only the messages that were not converted, when others of the same input were.
+    if (outputs.length > 0) dead.text = malformed.map((m) => `${m.raw.segments.join("\r")}\r`).join("");
+    return { outputs, dead };
   };
 }
 
-/** NDJSON records (one or more lines per message) through the record pipeline's stage. */
+/**
+ * NDJSON records (one or more lines per message) through the record pipeline's stage, one line at a time:
+ * the records `map` writes are published (one message, their lines in order), those it would not write
+ * (malformed, no entity, ...) make the dead letter, with only their lines.
+ */
 export function recordConverter(mapBatch: BatchMapper, entity: string | undefined): FeedConverter {
   return (data, where) => {
     const text = decode(data, where);
     if (typeof text !== "string") return text;
-    const r = mapBatch({ kind: "lines", file: where, entity, bundles: false, firstLine: 1, text });
-    if (r.recordsFailed > 0 || r.recordsWithErrors > 0 || r.recordsIn === 0) {
-      const issues: RunIssue[] =
-        r.recordsIn === 0
-          ? [{ file: where, code: "empty_message", severity: "error", message: "no record" }]
-          : r.issues;
-      return { kind: "dead", sourceId: undefined, issues };
+    let payload = "";
+    const issues: FeedIssue[] = [];
+    const failed: { line: string; issues: FeedIssue[] }[] = [];
+    let records = 0;
+    for (const [k, line] of text.split("\n").entries()) {
+      const r = mapBatch({
+        kind: "lines",
+        file: where,
+        entity,
+        bundles: false,
+        firstLine: k + 1,
+        text: line,
+      });
+      records += r.recordsIn;
+      if (r.recordsFailed > 0) failed.push({ line: line.replace(/\r$/, ""), issues: r.issues });
+      else {
+        const out = r.output[""] ?? "";
+        payload += typeof out === "string" ? out : new TextDecoder().decode(out);
+        issues.push(...r.issues);
+      }
     }
-    const out = r.output[""] ?? "";
-    const payload = typeof out === "string" ? out : new TextDecoder().decode(out);
-    return { kind: "out", outputs: [{ payload, sourceId: undefined, warnings: r.issues.length }] };
+    if (records === 0)
+      return deadOnly(undefined, {
+        file: where,
+        code: "empty_message",
+        severity: "error",
+        message: "no record",
+      });
+    const outputs: FeedOutput[] = records > failed.length ? [{ payload, sourceId: undefined, issues }] : [];
+    if (failed.length === 0) return { outputs };
+    const dead: DeadLetter = { sourceId: undefined, issues: failed.flatMap((f) => f.issues) };
+    // Only the lines that were not converted, when others were.
+    if (outputs.length > 0) dead.text = failed.map((f) => f.line).join("\n");
+    return { outputs, dead };
   };
 }

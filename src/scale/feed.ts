@@ -4,7 +4,8 @@
 import type { Consumer, ConsumerMessages, JsMsg } from "@nats-io/jetstream";
 import { headers } from "@nats-io/transport-node";
 import { stringifyJson } from "../pipeline/json.js";
-import type { Converted, FeedConverter } from "./feed-convert.js";
+import type { FeedConverter, FeedIssue, FeedOutput } from "./feed-convert.js";
+import { issueHeaders } from "./feed-issues.js";
 import {
   ensureFeedStream,
   ensurePartitionConsumer,
@@ -31,7 +32,7 @@ export interface FeedOptions {
    * issues of what was rejected (the message then goes to the dead-letter subject), throws when it could
    * not be sent (the message is redelivered).
    */
-  deliver?: (payload: string, where: string) => Promise<Extract<Converted, { kind: "dead" }>["issues"]>;
+  deliver?: (payload: string, where: string) => Promise<FeedIssue[]>;
   ackWait: number;
   /** How often to look for new partitions (senders). */
   discoverMs: number;
@@ -54,6 +55,7 @@ export async function runFeed(options: FeedOptions): Promise<number> {
     dead: metrics.counter("dead_letters_total", "Messages sent to the dead-letter subject, by partition."),
     redeliveries: metrics.counter("redeliveries_total", "Messages received that had been delivered before."),
     warnings: metrics.counter("warnings_total", "Warning issues on published messages."),
+    errors: metrics.counter("errors_total", "Error issues (fields left out) on published messages."),
     convertSeconds: metrics.counter("convert_seconds_total", "Time spent converting messages."),
     storeSeconds: metrics.counter("store_seconds_total", "Time spent waiting for outputs to be stored."),
     failures: metrics.counter("failures_total", "Messages whose output could not be stored (redelivered)."),
@@ -81,30 +83,43 @@ export async function runFeed(options: FeedOptions): Promise<number> {
       if (id !== undefined) h.set(HEADER.sourceId, id);
     };
     try {
-      if (converted.kind === "out" && options.deliver) {
-        const issues = [];
-        for (const o of converted.outputs)
-          issues.push(...(await options.deliver(o.payload, `${m.subject}#${m.seq}`)));
-        if (issues.length > 0) converted = { kind: "dead", sourceId: converted.outputs[0]?.sourceId, issues };
-      }
-      if (converted.kind === "out") {
-        for (const [i, o] of options.out === undefined ? [] : converted.outputs.entries()) {
-          const h = headers();
-          source(h, o.sourceId);
-          if (o.warnings > 0) h.set(HEADER.warnings, String(o.warnings));
-          count.warnings(o.warnings);
-          // Keyed by the input's place, so that a redelivered message is stored once.
-          const msgID = `${inStream}.${m.seq}.${i}`;
-          await publishStored(nats, `${options.out}.${partition}`, o.payload, { msgID, headers: h });
+      if (options.deliver && converted.outputs.length > 0) {
+        // Into a FHIR server: an output the server refused is not published; the whole message becomes the
+        // dead letter, with the server's issues after the conversion's (a resend is harmless: PUTs).
+        const kept: FeedOutput[] = [];
+        const refused: FeedIssue[] = [];
+        for (const o of converted.outputs) {
+          const issues = await options.deliver(o.payload, `${m.subject}#${m.seq}`);
+          if (issues.length > 0) refused.push(...o.issues, ...issues);
+          else kept.push(o);
         }
-        count.messages(1, labels);
-      } else {
+        if (refused.length > 0) {
+          const sourceId = converted.dead?.sourceId ?? converted.outputs[0]?.sourceId;
+          converted = {
+            outputs: kept,
+            dead: { sourceId, issues: [...(converted.dead?.issues ?? []), ...refused] },
+          };
+        }
+      }
+      for (const [i, o] of options.out === undefined ? [] : converted.outputs.entries()) {
         const h = headers();
-        source(h, converted.sourceId);
+        source(h, o.sourceId);
+        const told = issueHeaders(h, o.issues, nats.maxBody - Buffer.byteLength(o.payload));
+        count.warnings(told.warnings);
+        count.errors(told.errors);
+        // Keyed by the input's place, so that a redelivered message is stored once.
+        const msgID = `${inStream}.${m.seq}.${i}`;
+        await publishStored(nats, `${options.out}.${partition}`, o.payload, { msgID, headers: h });
+      }
+      if (converted.outputs.length > 0) count.messages(1, labels);
+      const dead = converted.dead;
+      if (dead) {
+        const h = headers();
+        source(h, dead.sourceId);
         const letter = {
-          source: { subject: m.subject, seq: m.seq, id: converted.sourceId ?? null },
-          issues: converted.issues,
-          message: new TextDecoder().decode(m.data),
+          source: { subject: m.subject, seq: m.seq, id: dead.sourceId ?? null },
+          issues: dead.issues,
+          message: dead.text ?? new TextDecoder().decode(m.data),
         };
         await publishStored(nats, `${options.deadLetter}.${partition}`, stringifyJson(letter), {
           msgID: `${inStream}.${m.seq}`,

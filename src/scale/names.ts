@@ -33,7 +33,11 @@ export const HEADER = {
   sourceId: "Crossmap-Source-Id",
   sourceSubject: "Crossmap-Source-Subject",
   sourceSeq: "Crossmap-Source-Seq",
+  /** On a feed output: how many warning and error issues it has, and the issues (feed-issues.ts). */
   warnings: "Crossmap-Warnings",
+  errors: "Crossmap-Errors",
+  issues: "Crossmap-Issues",
+  issuesOmitted: "Crossmap-Issues-Omitted",
 } as const;
 
 /** Run ids are subject tokens and consumer-name safe: `20261123T160809-3f9a1c`. */

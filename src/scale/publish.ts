@@ -1,12 +1,12 @@
 // `crossmap publish`: puts ER7 messages or NDJSON records on a feed subject, one message each, on
 // `<subject>.<partition>` where the partition is the sender (MSH-4 by default) or a record's key field.
 // Messages go out in file order on one connection, so each partition's order is the file's.
-import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { AppError } from "../errors.js";
 import { streamMessages } from "../pipeline/hl7v2/split.js";
+import { inputBytes } from "../pipeline/input-bytes.js";
 import { parseJson } from "../pipeline/json.js";
 import { mshComponent } from "./feed-convert.js";
 import { ensureFeedStream } from "./feed-streams.js";
@@ -59,7 +59,7 @@ export function keyFunction(format: "hl7v2" | "ndjson", key: string | undefined)
   };
 }
 
-async function* units(input: Readable, format: "hl7v2" | "ndjson"): AsyncGenerator<string> {
+async function* units(input: AsyncIterable<Uint8Array>, format: "hl7v2" | "ndjson"): AsyncGenerator<string> {
   if (format === "hl7v2") {
     for await (const raw of streamMessages(input)) yield `${raw.segments.join("\r")}\r`;
     return;
@@ -67,7 +67,7 @@ async function* units(input: Readable, format: "hl7v2" | "ndjson"): AsyncGenerat
   let carry = "";
   const decoder = new TextDecoder();
   for await (const chunk of input) {
-    const lines = (carry + decoder.decode(chunk as Uint8Array, { stream: true })).split("\n");
+    const lines = (carry + decoder.decode(chunk, { stream: true })).split("\n");
     carry = lines.pop() ?? "";
     for (const line of lines) if (line.trim() !== "") yield line.replace(/\r$/, "");
   }
@@ -97,7 +97,12 @@ export async function runPublish(options: PublishOptions): Promise<PublishOutcom
     const acks = new Set<Promise<void>>();
     let failure: Error | undefined;
     for (const [i, file] of files.entries()) {
-      const input = file === "-" ? options.stdin : createReadStream(file);
+      // Gzip files are read decompressed; a file that cannot be read stops the command with the reason.
+      const input = inputBytes(file, options.stdin, {
+        failed: (f) => {
+          throw new AppError(400, "input_error", f.message);
+        },
+      });
       let index = 0;
       for await (const message of units(input, options.format)) {
         if (failure) break;

@@ -10,7 +10,8 @@ import type { BatchMapper } from "../pipeline/stage.js";
 import type { Batch, BatchResult } from "../pipeline/types.js";
 import { decodeResult, joinPayload } from "./codec.js";
 import { fitBatch, joinResults, type Piece } from "./fit.js";
-import { type Nats, natsFailure, publishStored } from "./jetstream.js";
+import { type Nats, natsFailure } from "./jetstream.js";
+import type { Link } from "./link.js";
 import {
   HEADER,
   maxDeliveriesAdvisory,
@@ -21,7 +22,7 @@ import {
   WORKERS_CONSUMER,
   workSubject,
 } from "./names.js";
-import { fetchStored, PartCollector, readPartHeaders } from "./results.js";
+import { getStored, PartCollector, readPartHeaders, type Stored, StoredResults } from "./results.js";
 
 export interface RemoteStats {
   run: string;
@@ -62,15 +63,35 @@ export interface RemoteOptions {
   /** Maps a batch too large to publish. */
   mapBatch: BatchMapper;
   inFlight: number;
-  /** Results an earlier attempt stored: batch -> stream sequences of its parts. */
-  stored: Map<number, number[]>;
+  /** Results an earlier attempt stored: batch -> its parts in the results stream. */
+  stored: Stored;
+  /** The results stream allows direct gets. */
+  direct: boolean;
   /** Stream sequence of the results stream to follow from. */
   followFrom: number;
   warn: (message: string) => void;
+  /** Repeats publishes and gets while the server is away. */
+  link: Link;
 }
 
+/**
+ * What the coordinator asks the server for at once, in messages of the server's largest size: new results
+ * (the consumer's pull) and stored ones (gets). Both are answered as fast as the server can, and what this
+ * process has not read yet waits in the server's buffer for it (max_pending, 64 MB by default), which must
+ * never fill: 16 + 4 messages of 1 MB by default (the pull was 16 MB before this bound and stays so).
+ */
+export const FOLLOW_MESSAGES = 16;
+export const STORED_MESSAGES = 4;
+const FOLLOW_MAX_BYTES = 16 << 20;
+
 export async function startRemote(options: RemoteOptions): Promise<RemoteProcessor> {
-  const { nats, run, stored } = options;
+  const { nats, run, stored, link } = options;
+  const messageBytes = nats.maxBody + 4096;
+  const storedResults = new StoredResults(
+    (seq) => link.retry(`cannot fetch stored result ${seq}`, () => getStored(nats, seq, options.direct)),
+    STORED_MESSAGES * messageBytes,
+    !options.direct,
+  );
   const pending = new Map<number, Waiting>();
   const byStreamSeq = new Map<number, number>();
   /** Results of batches not submitted yet: an earlier attempt's batches that finished after the scan. */
@@ -115,7 +136,9 @@ export async function startRemote(options: RemoteOptions): Promise<RemoteProcess
     opt_start_seq: options.followFrom,
   });
   // Bytes, not messages: a result may be close to the server's max_payload.
-  const messages = await consumer.consume({ max_bytes: 16 << 20 });
+  const messages = await consumer.consume({
+    max_bytes: Math.min(FOLLOW_MAX_BYTES, FOLLOW_MESSAGES * messageBytes),
+  });
   const following = (async () => {
     for await (const m of messages) {
       const p = readPartHeaders(m.headers);
@@ -194,7 +217,7 @@ export async function startRemote(options: RemoteOptions): Promise<RemoteProcess
     if (seqs) {
       stats.from_earlier_attempt++;
       done++;
-      return decodeResult(joinPayload(await fetchStored(nats, seqs)));
+      return decodeResult(joinPayload(await storedResults.fetch(seqs)));
     }
     const ready = early.get(seq);
     if (ready) {
@@ -215,18 +238,20 @@ export async function startRemote(options: RemoteOptions): Promise<RemoteProcess
     h.set(HEADER.run, run);
     h.set(HEADER.batch, String(seq));
     stats.published++;
-    publishStored(nats, workSubject(run), piece.payload, {
-      msgID: `${run}.${attempt}.${seq}`,
-      headers: h,
-    }).then(
-      (ack) => {
-        const w = pending.get(seq);
-        if (!w) return;
-        w.streamSeq = ack.seq;
-        byStreamSeq.set(ack.seq, seq);
-      },
-      (err: unknown) => settle(seq, natsFailure(`cannot publish batch ${seq}`, err)),
-    );
+    const msgID = `${run}.${attempt}.${seq}`;
+    link
+      .retry(`cannot publish batch ${seq}`, () =>
+        nats.js.publish(workSubject(run), piece.payload!, { msgID, headers: h }),
+      )
+      .then(
+        (ack) => {
+          const w = pending.get(seq);
+          if (!w) return;
+          w.streamSeq = ack.seq;
+          byStreamSeq.set(ack.seq, seq);
+        },
+        (err: unknown) => settle(seq, err as Error),
+      );
     return result;
   };
 

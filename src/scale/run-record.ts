@@ -8,6 +8,7 @@ import type { PlanSpec } from "../pipeline/load-plan.js";
 import type { StageOptions } from "../pipeline/stage.js";
 import { version } from "../version.js";
 import { type Nats, natsFailure } from "./jetstream.js";
+import type { Link } from "./link.js";
 import { RUN_STREAM, runStateSubject, runSubject } from "./names.js";
 
 export interface RunDescriptor {
@@ -71,7 +72,8 @@ export async function describeRun(options: {
     : null;
   const inputs = [];
   for (const i of options.inputs) {
-    const info = i.file === "-" ? undefined : await stat(i.file);
+    // A folder member that cannot be read (a link to nothing) is an issue of the run, read as such again.
+    const info = i.file === "-" || i.unreadable !== undefined ? undefined : await stat(i.file);
     inputs.push({
       file: i.file,
       format: i.format,
@@ -149,9 +151,16 @@ export async function readRun(nats: Nats, run: string): Promise<RunDescriptor | 
   return m ? (m.json() as RunDescriptor) : undefined;
 }
 
-export async function writeState(nats: Nats, run: string, state: Omit<RunState, "updated">): Promise<void> {
+export async function writeState(
+  nats: Nats,
+  run: string,
+  state: Omit<RunState, "updated">,
+  link?: Link,
+): Promise<void> {
   const s: RunState = { ...state, updated: new Date().toISOString() };
-  await nats.js.publish(runStateSubject(run), JSON.stringify(s));
+  const write = () => nats.js.publish(runStateSubject(run), JSON.stringify(s));
+  // The subject keeps one message: writing it twice is harmless.
+  await (link ? link.retry(`cannot store the state of run ${run}`, write) : write());
 }
 
 export async function readState(nats: Nats, run: string): Promise<RunState | undefined> {

@@ -8,6 +8,7 @@ import { AppError } from "../errors.js";
 import type { BatchResult } from "../pipeline/types.js";
 import { decodeBatch, encodeResult, splitPayload } from "./codec.js";
 import { type HealthServer, startHealth } from "./health.js";
+import { holdInHand, progressEvery } from "./in-hand.js";
 import {
   BULK_STREAMS,
   closeNats,
@@ -45,6 +46,8 @@ export const MAX_DELIVER = 5;
 const DEFAULT_ACK_WAIT_S = 30;
 /** How long a stopping worker waits for the batches in hand before giving up on them. */
 const STOP_GRACE_MS = 20_000;
+/** Batches whose results a worker remembers storing, to acknowledge a redelivery without mapping it. */
+const STORED_KEPT = 4096;
 /** A worker that cannot map a run tells its coordinator at most this often. */
 const NOTICE_EVERY_MS = 30_000;
 
@@ -60,6 +63,10 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
       "Batches handed back because this worker cannot map their run.",
     ),
     failures: metrics.counter("failures_total", "Batches that failed to map or to store (handed back)."),
+    alreadyStored: metrics.counter(
+      "already_stored_total",
+      "Batches delivered again after this worker had stored their result: acknowledged again, not mapped.",
+    ),
     mapSeconds: metrics.counter("map_seconds_total", "Time spent decoding, mapping and encoding batches."),
     storeSeconds: metrics.counter("store_seconds_total", "Time spent waiting for results to be stored."),
   };
@@ -81,6 +88,10 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
     ...(options.transforms ? { transforms: options.transforms } : {}),
   });
   const runs = new Map<string, Promise<RunDescriptor | undefined>>();
+  /** `run.batch` of the results this worker stored lately, oldest first. */
+  const storedHere = new Set<string>();
+  /** `run.batch` of the batches being mapped or stored here. */
+  const handling = new Map<string, Promise<void>>();
   const noticed = new Map<string, number>();
   let state: "ok" | "stopping" | "disconnected" = "ok";
   const stopping = (): boolean => state === "stopping";
@@ -108,10 +119,46 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
     nats.nc.publish(noticeSubject(run), JSON.stringify({ worker: options.name, message }));
   };
 
+  /** How often a batch in hand is said to be in progress (set from the consumer's ack wait at start). */
+  let progressMs = progressEvery(DEFAULT_ACK_WAIT_S * 1000);
+
   const handle = async (m: JsMsg): Promise<void> => {
+    const hand = holdInHand(m, progressMs);
+    try {
+      await deliver(m, hand.working);
+    } finally {
+      hand.release();
+    }
+  };
+
+  const deliver = async (m: JsMsg, working: () => void): Promise<void> => {
     const run = m.headers?.get(HEADER.run) ?? "";
     const batch = m.headers?.get(HEADER.batch) ?? "";
-    if (m.info.deliveryCount > 1) count.redeliveries();
+    const key = `${run}.${batch}`;
+    if (m.info.deliveryCount > 1) {
+      count.redeliveries();
+      // Delivered again while we map it, or after we stored it: our progress signals or acknowledgement
+      // were lost or ignored (seen with nats-server 2.9 after purges of the work stream: batches in hand
+      // or acknowledged delivered again 3 s after their first delivery). Wait for our own copy, then
+      // acknowledge this one if its result is stored, or else map it.
+      await handling.get(key)?.catch(() => {});
+      if (storedHere.has(key)) {
+        count.alreadyStored();
+        if (options.verbose) log(`run ${run} batch ${batch}: already stored here; acknowledged again`);
+        m.ack();
+        return;
+      }
+    }
+    const done = mapAndStore(m, working, run, batch);
+    handling.set(key, done);
+    try {
+      await done;
+    } finally {
+      handling.delete(key);
+    }
+  };
+
+  const mapAndStore = async (m: JsMsg, working: () => void, run: string, batch: string): Promise<void> => {
     const d = run ? await descriptor(run) : undefined;
     if (!d) {
       // A batch of a run whose record expired: nobody waits for it any more.
@@ -130,6 +177,8 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
     }
     if (options.verbose) log(`run ${run} batch ${batch}: mapping (delivery ${m.info.deliveryCount})`);
     const started = performance.now();
+    // The wait for a mapping thread is over: the ack wait now covers this batch's mapping only.
+    working();
     let payload: Uint8Array;
     let error: string | undefined;
     let result: BatchResult | undefined;
@@ -145,6 +194,7 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
     const mapped = performance.now();
     count.mapSeconds((mapped - started) / 1000);
     const parts = splitPayload(payload, nats.maxBody);
+    working();
     try {
       for (let i = 0; i < parts.length; i++) {
         const h = headers();
@@ -169,6 +219,8 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
       return;
     }
     count.storeSeconds((performance.now() - mapped) / 1000);
+    storedHere.add(`${run}.${batch}`);
+    if (storedHere.size > STORED_KEPT) storedHere.delete(storedHere.values().next().value!);
     m.ack();
     count.batches();
     if (result) count.records(result.recordsIn);
@@ -193,7 +245,7 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
 
   try {
     await ensureStreams(nats, BULK_STREAMS);
-    await ensureConsumer(nats, options.ackWait);
+    progressMs = progressEvery(await ensureConsumer(nats, options.ackWait));
     void (async () => {
       for await (const s of nats.nc.status()) {
         if (s.type === "disconnect" && state === "ok") state = "disconnected";
@@ -257,15 +309,19 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
   }
 }
 
-/** The shared consumer: created with our defaults when missing; --ack-wait updates an existing one. */
-async function ensureConsumer(nats: Nats, ackWaitS: number | undefined): Promise<void> {
+/**
+ * The shared consumer: created with our defaults when missing; --ack-wait updates an existing one.
+ * Returns its ack wait in milliseconds.
+ */
+async function ensureConsumer(nats: Nats, ackWaitS: number | undefined): Promise<number> {
   const ackWait = Math.round((ackWaitS ?? DEFAULT_ACK_WAIT_S) * 1e9);
   try {
     const ci = await nats.jsm.consumers.info(WORK_STREAM, WORKERS_CONSUMER);
     if (ackWaitS !== undefined && ci.config.ack_wait !== ackWait) {
       await nats.jsm.consumers.update(WORK_STREAM, WORKERS_CONSUMER, { ack_wait: ackWait });
+      return ackWait / 1e6;
     }
-    return;
+    return (ci.config.ack_wait ?? ackWait) / 1e6;
   } catch (err) {
     if (!isNotFound(err)) throw natsFailure(`cannot read consumer ${WORKERS_CONSUMER}`, err);
   }
@@ -284,4 +340,5 @@ async function ensureConsumer(nats: Nats, ackWaitS: number | undefined): Promise
         `cannot create consumer ${WORKERS_CONSUMER}: ${(err as Error).message}`,
       );
     });
+  return ackWait / 1e6;
 }

@@ -32,30 +32,70 @@ describe("er7Converter", async () => {
 
   it("gives one Bundle per message with the message control id", () => {
     const r = convert(bytes(`${MSH}\rPID|1||9^^^FAC_A^MR||DOE^J\r`), "hl7.in.FAC_A#1");
-    expect(r.kind).toBe("out");
-    if (r.kind !== "out") return;
-    expect(r.outputs.map((o) => [o.sourceId, JSON.parse(o.payload).resourceType, o.warnings])).toEqual([
-      ["CTRL-9", "Bundle", 0],
+    expect(r.dead).toBeUndefined();
+    expect(r.outputs.map((o) => [o.sourceId, JSON.parse(o.payload).resourceType, o.issues])).toEqual([
+      ["CTRL-9", "Bundle", []],
     ]);
   });
 
-  it("sends a malformed message, or one with an error issue, to the dead letters with its issues", () => {
+  it("gives the Bundle `map` writes, with its issues, when a field has a local code", () => {
+    const r = convert(bytes(`${MSH}\rPID|1||9^^^FAC_A^MR||DOE^J|||||||||||Married\r`), "hl7.in.FAC_A#4");
+    expect(r.dead).toBeUndefined();
+    expect(r.outputs).toHaveLength(1);
+    expect(
+      JSON.parse(r.outputs[0]!.payload).entry.map(
+        (e: { resource: { resourceType: string } }) => e.resource.resourceType,
+      ),
+    ).toEqual(["MessageHeader", "Patient"]);
+    expect(r.outputs[0]!.issues).toEqual([
+      {
+        file: "hl7.in.FAC_A#4",
+        message_index: 1,
+        segment: 2,
+        segment_type: "PID",
+        field: "PID.16",
+        target: "Patient.maritalStatus",
+        code: "unmapped_value",
+        severity: "error",
+        message: '"Married" is not in the value map (A, D, M, S, W, C, G, P, ...)',
+        value: "Married",
+      },
+    ]);
+    // A resource left out (an OBX without OBX-3) is left out of the Bundle as in `map`, and said.
+    const incomplete = convert(bytes(`${MSH}\rPID|1||9\rOBX|1|NM||||mg\r`), "hl7.in.FAC_A#3");
+    expect(incomplete.dead).toBeUndefined();
+    expect(incomplete.outputs[0]!.issues).toMatchObject([{ code: "missing_required", segment_type: "OBX" }]);
+  });
+
+  it("sends only what it cannot convert to the dead letters, with its issues", () => {
     const malformed = convert(bytes(`${MSH}\rPI|1\r`), "hl7.in.FAC_A#2");
     expect(malformed).toMatchObject({
-      kind: "dead",
-      sourceId: "CTRL-9",
-      issues: [{ file: "hl7.in.FAC_A#2", code: "malformed_message", severity: "error", segment: 2 }],
+      outputs: [],
+      dead: {
+        sourceId: "CTRL-9",
+        issues: [{ file: "hl7.in.FAC_A#2", code: "malformed_message", severity: "error", segment: 2 }],
+      },
     });
-    const incomplete = convert(bytes(`${MSH}\rPID|1||9\rOBX|1|NM||||mg\r`), "hl7.in.FAC_A#3");
-    expect(incomplete).toMatchObject({
-      kind: "dead",
-      issues: [{ code: "missing_required", segment_type: "OBX" }],
+    expect(malformed.dead!.text).toBeUndefined();
+    // Two messages in one: the good one is published, the malformed one alone is the dead letter.
+    const two = convert(
+      bytes(`${MSH}\rPID|1||9\r${MSH.replace("CTRL-9", "CTRL-10")}\rPI|1\r`),
+      "hl7.in.FAC_A#5",
+    );
+    expect(two.outputs.map((o) => o.sourceId)).toEqual(["CTRL-9"]);
+    expect(two.dead).toMatchObject({
+      sourceId: "CTRL-10",
+      issues: [{ code: "malformed_message" }],
+      text: `${MSH.replace("CTRL-9", "CTRL-10")}\rPI|1\r`,
     });
     expect(convert(new Uint8Array([0x4d, 0xff]), "x")).toMatchObject({
-      kind: "dead",
-      issues: [{ code: "invalid_utf8" }],
+      outputs: [],
+      dead: { issues: [{ code: "invalid_utf8" }] },
     });
-    expect(convert(bytes("\r\n"), "x")).toMatchObject({ kind: "dead", issues: [{ code: "empty_message" }] });
+    expect(convert(bytes("\r\n"), "x")).toMatchObject({
+      outputs: [],
+      dead: { issues: [{ code: "empty_message" }] },
+    });
   });
 });
 
@@ -63,24 +103,35 @@ describe("recordConverter", () => {
   const plan = composePlan([crossmapOf("omop_cdm_v5.4", "fhir_r4", [personToPatient()])]);
   const convert = recordConverter(createBatchMapper(plan, { onError: "skip", perEntity: false }), "person");
 
-  it("maps NDJSON records, and sends a record with an error issue to the dead letters", () => {
+  it("maps NDJSON records; a record `map` writes with an issue is published with it", () => {
     expect(convert(bytes('{"person_id": 1, "gender_concept_id": 8507}\n'), "omop.person.a#1")).toEqual({
-      kind: "out",
       outputs: [
         {
           payload: '{"resourceType":"Patient","id":"1","gender":"male"}\n',
           sourceId: undefined,
-          warnings: 0,
+          issues: [],
         },
       ],
     });
-    expect(convert(bytes('{"person_id": 2, "gender_concept_id": 1}'), "omop.person.a#2")).toMatchObject({
-      kind: "dead",
-      issues: [{ file: "omop.person.a#2", line: 1, code: "unmapped_value" }],
-    });
+    const local = convert(bytes('{"person_id": 2, "gender_concept_id": 1}'), "omop.person.a#2");
+    expect(local.dead).toBeUndefined();
+    expect(local.outputs).toMatchObject([
+      {
+        payload: '{"resourceType":"Patient","id":"2"}\n',
+        issues: [{ file: "omop.person.a#2", line: 1, code: "unmapped_value", severity: "error", value: 1 }],
+      },
+    ]);
+  });
+
+  it("sends the records `map` would not write to the dead letters, and only those lines", () => {
     expect(convert(bytes("{"), "omop.person.a#3")).toMatchObject({
-      kind: "dead",
-      issues: [{ code: "malformed_json" }],
+      outputs: [],
+      dead: { issues: [{ code: "malformed_json" }] },
     });
+    const mixed = convert(bytes('{"person_id": 1}\n{\n{"person_id": 3}\n'), "omop.person.a#4");
+    expect(mixed.outputs.map((o) => o.payload)).toEqual([
+      '{"resourceType":"Patient","id":"1"}\n{"resourceType":"Patient","id":"3"}\n',
+    ]);
+    expect(mixed.dead).toMatchObject({ issues: [{ line: 2, code: "malformed_json" }], text: "{" });
   });
 });

@@ -1,7 +1,8 @@
 // `crossmap publish` + `crossmap stream` against a real nats-server: 1,000 HL7 v2 messages from three
-// senders, one poisoned message per sender. Order per sender is kept, the poisoned ones are dead letters
-// with their issues, and none of them holds up the messages after it.
-import { mkdtempSync, writeFileSync } from "node:fs";
+// senders, two poisoned (malformed) and two with a field `map` reports and leaves out. Order per sender is
+// kept, the poisoned ones are dead letters with their issues, the others are published as `map` writes
+// them, with their issues in headers, and none of them holds up the messages after it.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
@@ -21,14 +22,19 @@ import {
 const describeNats = describeWithNats(import.meta.url);
 
 const SENDERS = ["FAC_A", "FAC_B", "FAC_C"];
-/** Message number -> what is wrong with it. */
+/** Message number -> what is wrong with it: it cannot be parsed, so `map` writes nothing of it. */
 const POISON: Record<number, { code: string; edit: (m: string) => string }> = {
-  // A segment id of two letters: the message cannot be parsed.
+  // A segment id of two letters.
   300: { code: "malformed_message", edit: (m) => m.replace("\rOBX|1", "\rOB|1") },
-  // An OBX without OBX-3: its Observation would be invalid FHIR.
-  401: { code: "missing_required", edit: (m) => m.replace("2345-7^Glucose^LN", "") },
   // MSH-2 that is not four distinct encoding characters.
   601: { code: "malformed_message", edit: (m) => m.replace("MSH|^~\\&|", "MSH|^^|") },
+};
+/** Message number -> a field `map` reports and leaves out, writing the rest of the Bundle. */
+const LOSSY: Record<number, (m: string) => string> = {
+  // An OBX without OBX-3: its Observation would be invalid FHIR, so it is left out of the Bundle.
+  401: (m) => m.replace("2345-7^Glucose^LN", ""),
+  // Local codes: PID-16 marital status `Married`, NK1-3 relationship `SO`.
+  500: (m) => m.replace("|19800101|M\r", "|19800101|M||||||||Married\rNK1|1|DOE^JANE|SO\r"),
 };
 
 function message(i: number): { sender: string; id: string; text: string } {
@@ -38,7 +44,7 @@ function message(i: number): { sender: string; id: string; text: string } {
     `MSH|^~\\&|LAB|${sender}|||20240101120000||ORU^R01|${id}|P|2.5.1\r` +
     `PID|1||${i}^^^${sender}^MR||DOE^J||19800101|M\r` +
     `OBX|1|NM|2345-7^Glucose^LN||${80 + (i % 40)}|mg/dL|||||F\r`;
-  return { sender, id, text: POISON[i] ? POISON[i].edit(text) : text };
+  return { sender, id, text: POISON[i] ? POISON[i].edit(text) : LOSSY[i] ? LOSSY[i](text) : text };
 }
 
 let server: NatsServer;
@@ -65,11 +71,15 @@ async function readAll(url: string, subject: string, expected: number) {
       filter_subjects: `${subject}.>`,
       deliver_policy: DeliverPolicy.All,
     });
-    const out: { subject: string; id: string; data: string }[] = [];
+    const out: { subject: string; id: string; data: string; issues: string | undefined }[] = [];
     if (expected === 0) return out;
     const messages = await consumer.consume();
     for await (const m of messages) {
-      out.push({ subject: m.subject, id: m.headers?.get("Crossmap-Source-Id") ?? "", data: m.string() });
+      const h = m.headers;
+      const issues = h?.has("Crossmap-Issues")
+        ? `${h.get("Crossmap-Errors")} ${h.get("Crossmap-Warnings") || 0} ${h.get("Crossmap-Issues")}`
+        : undefined;
+      out.push({ subject: m.subject, id: h?.get("Crossmap-Source-Id") ?? "", data: m.string(), issues });
       if (out.length === expected) break;
     }
     await messages.close();
@@ -80,7 +90,7 @@ async function readAll(url: string, subject: string, expected: number) {
 }
 
 describeNats("crossmap stream: an HL7 v2 feed from three senders", () => {
-  it("keeps each sender's order and sends the poisoned messages to the dead-letter subject", async () => {
+  it("keeps each sender's order, publishes what `map` writes with its issues, dead-letters the rest", async () => {
     const all = Array.from({ length: 1000 }, (_, k) => message(k + 1));
     const file = join(dir, "feed.hl7");
     writeFileSync(file, all.map((m) => m.text).join("\n"));
@@ -113,21 +123,66 @@ describeNats("crossmap stream: an HL7 v2 feed from three senders", () => {
     expect(body).toMatchObject({
       status: "ok",
       partitions: 3,
-      messages_total: { FAC_A: 332, FAC_B: 333, FAC_C: 332 },
-      dead_letters_total: { FAC_A: 1, FAC_B: 1, FAC_C: 1 },
+      messages_total: { FAC_A: 332, FAC_B: 333, FAC_C: 333 },
+      dead_letters_total: { FAC_A: 1, FAC_B: 1 },
       redeliveries_total: 0,
+      errors_total: 3,
     });
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toContain('crossmap_stream_dead_letters_total{partition="FAC_B"} 1\n');
     expect(metrics).toContain('crossmap_stream_lag{partition="FAC_A"} 0\n');
 
     // Order per sender: the output's source ids in stream order are the input's, less the poisoned ones.
-    const out = await readAll(server.url, "fhir.out", 997);
+    const out = await readAll(server.url, "fhir.out", 998);
     for (const sender of SENDERS) {
       const expected = all.filter((m, k) => m.sender === sender && !POISON[k + 1]).map((m) => m.id);
       const got = out.filter((m) => m.subject === `fhir.out.${sender}`).map((m) => m.id);
       expect(got).toEqual(expected);
     }
+    // What `map` writes of the lossy messages, byte for byte, with its issues in the headers.
+    const lossy = join(dir, "lossy.hl7");
+    writeFileSync(
+      lossy,
+      Object.keys(LOSSY)
+        .map((n) => message(Number(n)).text)
+        .join("\n"),
+    );
+    const mapped = await runCli([
+      "map",
+      "-q",
+      "--from",
+      "hl7v2_2.5.1",
+      "--to",
+      "fhir_r4",
+      "--errors",
+      join(dir, "lossy.errors"),
+      lossy,
+    ]);
+    expect(mapped.code).toBe(1);
+    const bundles = mapped.stdout.trimEnd().split("\n");
+    const mapIssues = readFileSync(join(dir, "lossy.errors"), "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    Object.keys(LOSSY).forEach((n, k) => {
+      const m = message(Number(n));
+      const published = out.find((o) => o.id === m.id)!;
+      expect(published.data).toBe(bundles[k]);
+      const [errors, warnings, ...json] = published.issues!.split(" ");
+      const issues = JSON.parse(json.join(" "));
+      // The same issues `map --errors` wrote, named after the feed message instead of the file.
+      const expected = mapIssues
+        .filter((i) => i.message_index === k + 1)
+        .map((i) => ({ ...i, file: `hl7.in.${m.sender}#${n}`, message_index: 1 }));
+      expect([errors, warnings, issues]).toEqual([String(expected.length), "0", expected]);
+    });
+    expect(mapIssues.map((i) => [i.field, i.code])).toEqual([
+      ["OBX.3", "missing_required"],
+      ["PID.16", "unmapped_value"],
+      ["NK1.3", "unmapped_value"],
+    ]);
+    expect(out.filter((o) => o.issues !== undefined)).toHaveLength(2);
+
     const first = JSON.parse(out[0]!.data);
     expect(first.resourceType).toBe("Bundle");
     expect(first.entry.map((e: { resource: { resourceType: string } }) => e.resource.resourceType)).toEqual([
@@ -136,7 +191,7 @@ describeNats("crossmap stream: an HL7 v2 feed from three senders", () => {
       "Observation",
     ]);
 
-    const dead = await readAll(server.url, "hl7.in-dead", 3);
+    const dead = await readAll(server.url, "hl7.in-dead", 2);
     expect(
       dead.map((d) => {
         const letter = JSON.parse(d.data);
@@ -164,10 +219,12 @@ describeNats("crossmap stream: an HL7 v2 feed from three senders", () => {
 });
 
 describeNats("crossmap stream: an NDJSON record feed", () => {
-  it("maps records in order per partition key and dead-letters a record with an error", async () => {
+  it("maps records in order per partition key, with their issues, and dead-letters a malformed one", async () => {
     const records = Array.from({ length: 60 }, (_, k) => {
+      // Record 18 has a gender `map` reports and leaves out; record 41 is not JSON (so in partition `_`).
       const gender = k === 17 ? 1 : [8507, 8532][k % 2];
-      return `{"person_id": ${k + 1}, "gender_concept_id": ${gender}, "care_site_id": ${(k % 2) + 1}}`;
+      const line = `{"person_id": ${k + 1}, "gender_concept_id": ${gender}, "care_site_id": ${(k % 2) + 1}}`;
+      return k === 40 ? line.slice(0, -1) : line;
     });
     const file = join(dir, "person.ndjson");
     writeFileSync(file, `${records.join("\n")}\n`);
@@ -183,7 +240,7 @@ describeNats("crossmap stream: an NDJSON record feed", () => {
     ]);
     expect([published.code, published.stderr]).toEqual([
       0,
-      "crossmap publish: 60 messages to omop.person.<partition> (1 30, 2 30)\n",
+      "crossmap publish: 60 messages to omop.person.<partition> (1 29, 2 30, _ 1)\n",
     ]);
     const feed = startCli(
       [
@@ -207,15 +264,20 @@ describeNats("crossmap stream: an NDJSON record feed", () => {
       const ids = out.filter((m) => m.subject === `fhir.patient.${site}`).map((m) => JSON.parse(m.data).id);
       const expected = records
         .map((_, k) => k + 1)
-        .filter((id) => String(((id - 1) % 2) + 1) === site && id !== 18)
+        .filter((id) => String(((id - 1) % 2) + 1) === site && id !== 41)
         .map(String);
       expect(ids).toEqual(expected);
     }
+    const eighteen = out.find((m) => JSON.parse(m.data).id === "18")!;
+    expect(eighteen.data).toBe('{"resourceType":"Patient","id":"18"}\n');
+    expect(eighteen.issues).toBe(
+      `1 0 [{"file":"omop.person.2#18","line":1,"entity":"person","field":"person.gender_concept_id","target":"Patient.gender","code":"unmapped_value","severity":"error","message":"1 is not in the value map (8507, 8532, 8551, 8570)","value":1}]`,
+    );
     const [dead] = await readAll(server.url, "omop.person-dead", 1);
     const letter = JSON.parse(dead!.data);
-    expect(dead!.subject).toBe("omop.person-dead.2");
-    expect(letter.issues).toMatchObject([{ line: 1, entity: "person", code: "unmapped_value", value: 1 }]);
-    expect(letter.message).toBe(records[17]);
+    expect(dead!.subject).toBe("omop.person-dead._");
+    expect(letter.issues).toMatchObject([{ line: 1, code: "malformed_json" }]);
+    expect(letter.message).toBe(records[40]);
     feed.kill("SIGTERM");
     expect(await feed.exited()).toBe(0);
   }, 180_000);

@@ -3,7 +3,7 @@
 // Without a nats-server the files that use it are skipped (`describeWithNats`, test/support/tool-suite.ts)
 // and the run's closing lines say so; .ci/run installs the package and fails on such a skip.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,36 +29,73 @@ export const describeWithNats = (fileUrl: string) => describeWithTool("nats-serv
 export interface NatsServer {
   url: string;
   stop(): Promise<void>;
+  /** Ends the server (SIGTERM, or `signal`) and keeps its store, for `restart`. */
+  halt(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts it again on the same port with the same store. */
+  restart(): Promise<void>;
+  /** What the server logged since it was (re)started. */
+  log(): string;
 }
 
-export async function startNatsServer(): Promise<NatsServer> {
+export interface NatsServerOptions {
+  /** nats-server configuration lines, e.g. `max_payload: 65536`. */
+  config?: string;
+}
+
+export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServer> {
   const dir = mkdtempSync(join(tmpdir(), "crossmap-nats-"));
-  const child = spawn(natsServerBinary(), ["-js", "-a", "127.0.0.1", "-p", "-1", "-sd", join(dir, "js")]);
+  const extra: string[] = [];
+  if (options.config) {
+    writeFileSync(join(dir, "nats.conf"), `${options.config}\n`);
+    extra.push("-c", join(dir, "nats.conf"));
+  }
+  let child: ChildProcessWithoutNullStreams;
   let log = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`nats-server did not start:\n${log}`)), 20_000);
-    const onData = (d: Buffer) => {
-      log += d.toString();
-      const m = /Listening for client connections on ([\d.]+:\d+)/.exec(log);
-      if (m && /Server is ready/.test(log)) {
-        clearTimeout(timer);
-        resolve(`nats://${m[1]}`);
-      }
-    };
-    child.stderr.on("data", onData);
-    child.stdout.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`nats-server exited with ${code}:\n${log}`)));
-  });
+  const start = (port: string) =>
+    new Promise<string>((resolve, reject) => {
+      log = "";
+      child = spawn(natsServerBinary(), [
+        ...extra,
+        "-js",
+        "-a",
+        "127.0.0.1",
+        "-p",
+        port,
+        "-sd",
+        join(dir, "js"),
+      ]);
+      const timer = setTimeout(() => reject(new Error(`nats-server did not start:\n${log}`)), 20_000);
+      const onData = (d: Buffer) => {
+        log += d.toString();
+        const m = /Listening for client connections on ([\d.]+:\d+)/.exec(log);
+        if (m && /Server is ready/.test(log)) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      };
+      child.stderr.on("data", onData);
+      child.stdout.on("data", onData);
+      child.on("exit", (code) => reject(new Error(`nats-server exited with ${code}:\n${log}`)));
+    });
+  const address = await start("-1");
+  const halt = async (signal: NodeJS.Signals = "SIGTERM") => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill(signal);
+      await exited;
+    }
+  };
   return {
-    url,
+    url: `nats://${address}`,
     stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once("exit", r));
-        child.kill("SIGTERM");
-        await exited;
-      }
+      await halt();
       rmSync(dir, { recursive: true, force: true });
     },
+    halt,
+    restart: async () => {
+      await start(address.slice(address.lastIndexOf(":") + 1));
+    },
+    log: () => log,
   };
 }
 

@@ -3,9 +3,9 @@
 
 /**
  * Without --format, ER7 is read when the source standard is an HL7 v2 one (`hl7v2_2.5.1`, or a custom
- * crossmap's `hl7v2_*`) or every input is named *.hl7 / *.er7.
+ * crossmap's `hl7v2_*`) or every input is named *.hl7 / *.er7 (or *.hl7.gz / *.er7.gz).
  */
 export function defaultsToEr7(sourceStandard: string, files: readonly string[]): boolean {
   if (/^hl7v2(_|$)/.test(sourceStandard)) return true;
-  return files.length > 0 && files.every((f) => /\.(hl7|er7)$/i.test(f));
+  return files.length > 0 && files.every((f) => /\.(hl7|er7)(\.gz)?$/i.test(f));
 }

@@ -4,12 +4,13 @@
 // record pipeline's keys (records are segments; `skipped` counts unmapped segments by type) plus the
 // message counts.
 import { once } from "node:events";
-import { createReadStream, createWriteStream } from "node:fs";
+import { createWriteStream } from "node:fs";
 import { mkdir, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import type { MappingIssue } from "../../crossmap/types.js";
 import { AppError } from "../../errors.js";
+import { type InputFailure, inputBytes } from "../input-bytes.js";
 import { stringifyJson } from "../json.js";
 import { emptySummary, finishSummary, type RunSummary } from "../summary.js";
 import type { BundleSink } from "../writers.js";
@@ -21,7 +22,7 @@ import { streamMessages } from "./split.js";
 
 export interface Hl7v2RunOptions {
   mappers: SegmentMappers;
-  /** Files, or folders (every *.hl7 and *.er7 inside); none or "-" reads stdin. */
+  /** Files, or folders (every *.hl7 and *.er7 inside, gzip or not); none or "-" reads stdin. */
   inputs: string[];
   bundle: BundleType;
   /** `--assume-timezone`: the offset of times sent without one. */
@@ -72,7 +73,7 @@ export interface Hl7v2RunSummary extends RunSummary {
   malformed_messages: MalformedMessage[];
 }
 
-const ER7_FILE = /\.(hl7|er7)$/i;
+const ER7_FILE = /\.(hl7|er7)(\.gz)?$/i;
 
 export async function listHl7v2Inputs(inputs: string[]): Promise<string[]> {
   const out: string[] = [];
@@ -174,7 +175,8 @@ export async function runHl7v2(
 
   try {
     for (const file of files) {
-      const input = file === "-" ? options.stdin : createReadStream(file);
+      let failure: InputFailure | undefined;
+      const input = inputBytes(file, options.stdin, { failed: (f) => (failure = f) });
       for await (const raw of streamMessages(input)) {
         const r = convertMessage(raw, mappers, {
           file,
@@ -218,6 +220,12 @@ export async function runHl7v2(
             await write(s, `${stringifyJson(res)}\n`);
           }
         }
+      }
+      // A file that vanished, a read error or cut gzip: one issue after what was read, and on.
+      const f = failure as InputFailure | undefined;
+      if (f && !fatal) {
+        summary.records_failed++;
+        await report({ file, code: f.code, severity: "error", message: f.message });
       }
       if (fatal) break;
     }

@@ -1,0 +1,178 @@
+// How each input format is read into batches, from a file or stdin: decompressed when it is gzip, and
+// ended with one issue when it cannot be read (further).
+import type { Readable } from "node:stream";
+import { bundleLines } from "./bundle-lines.js";
+import { type InputFailure, inputBytes } from "./input-bytes.js";
+import type { InputPlan } from "./inputs.js";
+import type { JsonStreamOptions } from "./json-stream.js";
+import { lineBatches } from "./lines.js";
+import { sniffJson } from "./sniff.js";
+import type { Batch, InputFormat, RecordsBatch } from "./types.js";
+
+export interface ReadOptions {
+  stdin: Readable;
+  batchBytes: number;
+  batchRecords: number;
+  /** A record (line, row, Bundle entry or array element) longer than this is an issue, not a record. */
+  maxRecordBytes: number;
+  onBytes: (n: number) => void;
+}
+
+type Reader = (
+  input: InputPlan,
+  bytes: AsyncIterable<Uint8Array>,
+  options: ReadOptions,
+) => AsyncIterable<Batch>;
+
+/** How the per-record limit is named in issues: `64 MiB (--max-record-bytes)`. */
+export function limitLabel(bytes: number): string {
+  const mib = bytes / 2 ** 20;
+  const size = Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`;
+  return `${size} (--max-record-bytes)`;
+}
+
+/** An input that is one JSON document over many lines, read as NDJSON, is one issue, not one per line. */
+async function* ndjson(
+  input: InputPlan,
+  bytes: AsyncIterable<Uint8Array>,
+  o: ReadOptions,
+): AsyncGenerator<Batch> {
+  const sniffed = await sniffJson(bytes);
+  if (sniffed.shape === "document") {
+    const hint =
+      sniffed.opens === "["
+        ? "it looks like a JSON array: give --format json-array to map its elements"
+        : sniffed.bundle
+          ? "it looks like a FHIR Bundle: give --format fhir-bundle to map its entries"
+          : "give --format fhir-bundle for a FHIR Bundle, or --format json-array for an array of records";
+    yield {
+      kind: "records",
+      file: input.file,
+      entity: input.entity,
+      records: [
+        {
+          record: {},
+          line: 1,
+          problem: `the input is one JSON document over several lines, not NDJSON (one record per line); ${hint}; nothing of it is read`,
+          problemCode: "not_ndjson",
+        },
+      ],
+    };
+    return;
+  }
+  yield* lineBatches(sniffed.input, lineOptions(input, o, false));
+}
+
+function lineOptions(input: InputPlan, o: ReadOptions, bundles: boolean) {
+  const { file, entity } = input;
+  return {
+    file,
+    entity,
+    bundles,
+    batchBytes: o.batchBytes,
+    maxRecordBytes: o.maxRecordBytes,
+    limitLabel: limitLabel(o.maxRecordBytes),
+  };
+}
+
+/**
+ * Records per batch of a streamed document. Bundle entries are whole resources (~0.5-2 KB, a CSV row's
+ * several times), and a batch in flight holds them parsed: 256 keeps the 32 batches a run may have in
+ * flight near the NDJSON reader's 64 KB of text each.
+ */
+const DOCUMENT_BATCH_RECORDS = 256;
+
+function documentOptions(
+  input: InputPlan,
+  o: ReadOptions,
+  mode: "bundle" | "array",
+  within: "input" | "line" = "input",
+): JsonStreamOptions {
+  const { file, entity } = input;
+  return {
+    file,
+    entity,
+    mode,
+    within,
+    batchRecords: Math.min(o.batchRecords, DOCUMENT_BATCH_RECORDS),
+    maxRecordChars: o.maxRecordBytes,
+    limitLabel: limitLabel(o.maxRecordBytes),
+  };
+}
+
+/** FHIR Bundles: one per line (read in parallel like NDJSON), or one document of any size (streamed). */
+async function* fhirBundles(
+  input: InputPlan,
+  bytes: AsyncIterable<Uint8Array>,
+  o: ReadOptions,
+): AsyncGenerator<Batch> {
+  const sniffed = await sniffJson(bytes);
+  if (sniffed.shape === "lines") {
+    yield* bundleLines(lineBatches(sniffed.input, lineOptions(input, o, true)), (bytes) =>
+      jsonDocument(bytes, documentOptions(input, o, "bundle", "line")),
+    );
+  } else yield* jsonDocument(sniffed.input, documentOptions(input, o, "bundle"));
+}
+
+/** The readers of CSV and whole documents are imported when first used (start-up of the others). */
+async function* csv(
+  input: InputPlan,
+  bytes: AsyncIterable<Uint8Array>,
+  o: ReadOptions,
+): AsyncGenerator<Batch> {
+  const { csvBatches } = await import("./csv.js");
+  yield* csvBatches(bytes, {
+    file: input.file,
+    entity: input.entity,
+    batchRecords: o.batchRecords,
+    maxRecordChars: o.maxRecordBytes,
+    limitLabel: limitLabel(o.maxRecordBytes),
+  });
+}
+
+async function* jsonDocument(
+  bytes: AsyncIterable<Uint8Array>,
+  options: JsonStreamOptions,
+): AsyncGenerator<RecordsBatch> {
+  const { jsonDocumentBatches } = await import("./json-stream.js");
+  yield* jsonDocumentBatches(bytes, options);
+}
+
+const READERS: Record<InputFormat, Reader> = {
+  ndjson,
+  csv,
+  "fhir-bundle": fhirBundles,
+  "json-array": (input, bytes, o) => jsonDocument(bytes, documentOptions(input, o, "array")),
+};
+
+/**
+ * The batches of one input, read lazily: nothing is read until the caller asks for the next batch. An
+ * input that cannot be read, or stops being readable (a read error, corrupt gzip), ends with one issue
+ * saying so, after the records read before it.
+ */
+export async function* readInput(input: InputPlan, options: ReadOptions): AsyncGenerator<Batch> {
+  if (input.unreadable !== undefined) {
+    yield problemBatch(input, "unreadable_file", input.unreadable);
+    return;
+  }
+  let failure: InputFailure | undefined;
+  const bytes = inputBytes(input.file, options.stdin, {
+    onBytes: options.onBytes,
+    failed: (f) => {
+      failure = f;
+    },
+  });
+  yield* READERS[input.format](input, bytes, options);
+  // Read after the reader is done with the bytes: the failure is known only once they end.
+  const f = failure as InputFailure | undefined;
+  if (f) yield problemBatch(input, f.code, f.message);
+}
+
+function problemBatch(input: InputPlan, code: string, message: string): Batch {
+  return {
+    kind: "records",
+    file: input.file,
+    entity: input.entity,
+    records: [{ record: {}, problem: message, problemCode: code }],
+  };
+}
