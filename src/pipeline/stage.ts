@@ -14,6 +14,7 @@ import type {
   RecordsBatch,
   RunIssue,
 } from "./types.js";
+import { unreadCheck } from "./unread.js";
 import { invalidUtf8Lines } from "./utf8.js";
 
 export interface StageOptions {
@@ -36,6 +37,7 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
   const failFast = options.onError === "fail";
   const perEntity = options.perEntity;
   const gatherPlan = plan.gather;
+  const unread = unreadCheck(plan);
 
   return (batch) => {
     const result: BatchResult = {
@@ -123,6 +125,7 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
         });
       }
       result.recordsIn++;
+      unread(record, place, entity, result.issues);
       const position: Position = place.entry !== undefined ? positionLabel(place) : (place.line ?? 0);
       if (mapper.multi === true && mapper.mapAll !== undefined)
         return mapMany(mapper, record, place, entity, position);
