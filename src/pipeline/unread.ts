@@ -1,6 +1,6 @@
 // Input columns the crossmap does not read: a CSV column, an NDJSON key, a FHIR resource's top-level
 // element that holds a value and that no field mapping, condition, id or key of the crossmap reads (nor
-// is one of the source standard's `common_fields`, FHIR's meta, text, ...) is an
+// its `not_mapped` declares, nor is one of the source standard's `common_fields`, FHIR's meta, ...) is an
 // `unread_column` warning, one per file and entity naming its columns (at the first record holding a
 // value; a column first holding one further on is named in one more), so that no input column vanishes
 // without a word (a CDM v5.3 export's renamed columns, a site's extra columns) and none is noise.
