@@ -132,7 +132,10 @@ export function registerStream(program: Command): void {
       }
       const convert = er7
         ? er7Converter(plan, bundle === "batch" ? "transaction" : bundle)
-        : recordConverter(createBatchMapper(plan, { onError: "skip", perEntity: false }), flags.entity);
+        : recordConverter(
+            createBatchMapper(plan, { onError: "skip", perEntity: false, unread: false }),
+            flags.entity,
+          );
       process.exitCode = await runFeed({
         url: flags.nats,
         name: flags.name ?? `${flags.in}_to_${flags.out}`.replace(/[^A-Za-z0-9_-]/g, "_"),

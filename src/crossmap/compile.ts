@@ -131,6 +131,16 @@ export function compileDocument(
   const targets = new Set(
     [...entities.values()].flatMap((e) => [...e.outputs.values()].map((o) => o.spec.target)),
   );
+  for (const entity of Object.keys(doc.not_mapped ?? {})) {
+    if (!entities.has(entity)) {
+      problems.add(
+        ["not_mapped", entity],
+        "unknown_entity",
+        `not_mapped for "${entity}", which is no entity_map source entity (entities: ${[...entities.keys()].join(", ")})`,
+        true,
+      );
+    }
+  }
   for (const entity of Object.keys(doc.constants ?? {})) {
     if (!targets.has(entity)) {
       problems.add(

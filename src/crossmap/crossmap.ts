@@ -84,6 +84,29 @@ export class Crossmap {
     return [...this.plans.values()].flatMap((p) => p.fields);
   }
 
+  /**
+   * The top-level fields (columns, a resource's elements) of a source entity's records that the crossmap
+   * reads: every field mapping's sources and further reads, its conditions, and every path named in its
+   * entity_map entry (for_each, ids, keys), and the fields `not_mapped` declares read but deliberately not
+   * mapped. Errs towards more: a name it lists by mistake only hides an
+   * `unread_column` warning, never a value. Undefined for an entity the crossmap does not map.
+   */
+  readFields(sourceEntity: string): ReadonlySet<string> | undefined {
+    const p = this.plans.get(sourceEntity);
+    if (!p) return undefined;
+    const heads = new Set<string>();
+    for (const f of p.fields) for (const s of [...f.sources, ...f.reads]) heads.add(head(s));
+    for (const r of p.reads) heads.add(head(r));
+    const collect = (v: unknown): void => {
+      if (typeof v === "string") heads.add(head(v));
+      else if (Array.isArray(v)) v.forEach(collect);
+      else if (v !== null && typeof v === "object") Object.values(v).forEach(collect);
+    };
+    collect(this.document.entity_map[sourceEntity]);
+    for (const f of this.document.not_mapped?.[sourceEntity] ?? []) heads.add(f);
+    return heads;
+  }
+
   /** Source paths read by conditions and keys, per source entity (beyond the field mappings' sources). */
   conditionReads(): { sourceEntity: string; path: string }[] {
     return [...this.plans.values()].flatMap((p) =>
@@ -110,3 +133,6 @@ export class Crossmap {
     return plan;
   }
 }
+
+/** The top-level field a path starts with: `code.coding[0].code` -> `code`. */
+const head = (path: string): string => path.split(/[.[]/)[0] ?? path;

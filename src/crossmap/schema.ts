@@ -158,6 +158,11 @@ export const CrossmapDocumentSchema = z
     constants: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
     /** Values a run sets (`--param name=value`), read as `$param.<name>`. */
     parameters: z.record(z.string(), ParameterSchema).optional(),
+    /**
+     * Source entity -> its top-level fields (columns, a resource's elements) read but deliberately not
+     * mapped: a run does not report them as `unread_column`.
+     */
+    not_mapped: z.record(z.string(), z.array(z.string().min(1))).optional(),
   })
   .strict();
 

@@ -99,6 +99,14 @@ export function checkStandards(doc: Raw, sink: WarningSink, options: StandardsCh
   for (const [entity, paths] of Object.entries(constants)) {
     if (isObject(paths)) checkConstants(paths, entity, ["constants", entity], target, sink);
   }
+  const notMapped = isObject(doc.not_mapped) ? doc.not_mapped : {};
+  for (const [entity, fields] of Object.entries(notMapped)) {
+    if (!source || !Array.isArray(fields)) continue;
+    fields.forEach((f, i) => {
+      const problem = typeof f === "string" ? source.fieldProblem(entity, f) : undefined;
+      if (problem) sink.add(["not_mapped", entity, i], "unknown_field", problem);
+    });
+  }
   const fieldMap = isObject(doc.field_map) ? doc.field_map : {};
   for (const [key, value] of Object.entries(fieldMap)) {
     const dot = key.indexOf(".");

@@ -22,6 +22,8 @@ export interface CrossmapLike {
   mapper(sourceEntity: string): RecordMapper;
   /** Which outputs gather into which; absent or empty when the crossmap gathers nothing. */
   readonly gatherPlan?: GatherPlan;
+  /** The top-level fields of a source entity's records it reads (see Crossmap.readFields). */
+  readFields?(sourceEntity: string): ReadonlySet<string> | undefined;
 }
 
 /** Maps records of one source entity, through every leg of the plan. */
@@ -48,6 +50,11 @@ export interface MappingPlan {
   readonly gaps: ReadonlyMap<string, string>;
   /** The entity a file name stands for (`PERSON.csv` -> `person`), compared without case. */
   entityForFileName(fileName: string): string | undefined;
+  /**
+   * The top-level fields of a source entity's records the first crossmap reads; undefined when it cannot
+   * tell (a crossmap object that does not say), and then nothing is reported as unread.
+   */
+  readFields(entity: string): ReadonlySet<string> | undefined;
   /** The last leg's gathering (an earlier leg gathers only in `stages`, per unit). */
   readonly gather: GatherPlan;
   /**
@@ -147,6 +154,9 @@ export function composePlan(legs: readonly CrossmapLike[], options: ComposeOptio
     mapperFor(entity) {
       if (!cache.has(entity)) cache.set(entity, build(entity));
       return cache.get(entity);
+    },
+    readFields(entity) {
+      return first.readFields?.(entity);
     },
     entityForFileName(fileName) {
       const base = fileName.replace(/^.*[\\/]/, "").replace(/\..*$/, "");

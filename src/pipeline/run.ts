@@ -17,6 +17,7 @@ import { createProgress } from "./progress.js";
 import { type BatchMapper, createBatchMapper } from "./stage.js";
 import { type RunSummary, SummaryCounter } from "./summary.js";
 import type { BatchResult, OnError, RunIssue } from "./types.js";
+import { keepFirstUnread } from "./unread.js";
 import { dirSink, fileSink, type OutputSink, openForWriting, streamSink, writeText } from "./writers.js";
 
 /**
@@ -146,7 +147,9 @@ export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
         })
       : undefined;
 
+  const firstUnread = keepFirstUnread();
   const handle = async (result: BatchResult): Promise<boolean> => {
+    result.issues = firstUnread(result.issues);
     for (const [entity, text] of Object.entries(result.output)) await sink.write(entity, text);
     for (const issue of result.issues) await reportIssue(issue);
     if (gatherer && result.held) await gatherer.add(result.held);

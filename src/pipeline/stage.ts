@@ -14,12 +14,19 @@ import type {
   RecordsBatch,
   RunIssue,
 } from "./types.js";
+import { unreadCheck } from "./unread.js";
 import { invalidUtf8Lines } from "./utf8.js";
 
 export interface StageOptions {
   onError: OnError;
   /** Split output by target entity (for --out-dir); otherwise all output goes under "". */
   perEntity: boolean;
+  /**
+   * Report the input columns the crossmap does not read (`unread_column`, once per file and entity);
+   * default true. A record feed (`crossmap stream`) sets false: each message is its own "file", so every
+   * message would repeat them and the memory of what was reported would grow without end.
+   */
+  unread?: boolean;
 }
 
 export type BatchMapper = (batch: Batch) => BatchResult;
@@ -36,6 +43,7 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
   const failFast = options.onError === "fail";
   const perEntity = options.perEntity;
   const gatherPlan = plan.gather;
+  const unread = options.unread === false ? undefined : unreadCheck(plan);
 
   return (batch) => {
     const result: BatchResult = {
@@ -123,6 +131,7 @@ export function createBatchMapper(plan: MappingPlan, options: StageOptions): Bat
         });
       }
       result.recordsIn++;
+      unread?.(record, place, entity, result.issues);
       const position: Position = place.entry !== undefined ? positionLabel(place) : (place.line ?? 0);
       if (mapper.multi === true && mapper.mapAll !== undefined)
         return mapMany(mapper, record, place, entity, position);

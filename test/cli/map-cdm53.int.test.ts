@@ -1,5 +1,6 @@
 // An OMOP CDM v5.3 export mapped with the built-in v5.4 crossmap: the columns v5.4 renamed are read under
-// either name.
+// either name, and a column the crossmap does not read is an `unread_column` warning, once per file and
+// entity, in --errors and the summary.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -51,6 +52,49 @@ describe("crossmap map of a CDM v5.3 export", () => {
     expect(byId.get("visit-detail-32")?.extension[1]).toEqual({
       url: "https://crossmap.dev/fhir/StructureDefinition/omop-parent-visit-detail",
       valueReference: { reference: "Encounter/visit-detail-31" },
+    });
+  });
+
+  it("reports a column no field mapping reads once per file, in --errors and the summary", async () => {
+    const errors = join(tmp, "issues.ndjson");
+    const summary = join(tmp, "summary.json");
+    const r = await runCli(
+      [
+        "map",
+        "--from",
+        "omop",
+        "--to",
+        "fhir",
+        "-o",
+        join(tmp, "all.ndjson"),
+        "--errors",
+        errors,
+        "--summary",
+        summary,
+      ].concat([join(CDM53, "VISIT_OCCURRENCE.csv"), join(CDM53, "VISIT_DETAIL.csv")]),
+    );
+    expect(r.code).toBe(0);
+    expect(
+      readFileSync(errors, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
+      {
+        file: join(CDM53, "VISIT_OCCURRENCE.csv"),
+        line: 2,
+        entity: "visit_occurrence",
+        field: "visit_occurrence.site_ward",
+        code: "unread_column",
+        severity: "warning",
+        message:
+          "not read by the omop_cdm_v5.4 -> fhir_r4 crossmap: the values in this file are not mapped (reported once per file and entity)",
+      },
+    ]);
+    expect(JSON.parse(readFileSync(summary, "utf8"))).toMatchObject({
+      records_in: 4,
+      warnings: 1,
+      issues_by_code: { unread_column: 1 },
     });
   });
 });

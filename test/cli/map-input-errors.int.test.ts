@@ -14,6 +14,8 @@ const fhirToOmop = join(fixtures, "fhir-to-omop.yaml");
 const tmp = () => mkdtempSync(join(tmpdir(), "crossmap-input-"));
 const untimed = (stderr: string) => stderr.replace(/; [\d.]+ s, \d+ records\/s/g, "; T s, R records/s");
 const map = ["map", "--crossmap", omopToFhir];
+const UNREAD =
+  "not read by the omop_cdm_v5.4 -> fhir_r4 crossmap: the values in this file are not mapped (reported once per file and entity)";
 
 describe("F11: CSV quotes and short rows", () => {
   it("reports an unterminated quote at the line it opened on and maps the rows after it (4 in, 3 out)", async () => {
@@ -32,7 +34,9 @@ describe("F11: CSV quotes and short rows", () => {
     ).toEqual(["2", "3", "4"]);
     expect(untimed(r.stderr)).toBe(
       "person.csv:2: error unterminated_quote: the quote that opens a cell on line 2 is not closed where its row should end; that row is not read, and the lines after line 2 are read again\n" +
-        "crossmap map: 4 in, 3 out, 1 failed, 1 with errors, 0 warnings; issues: unterminated_quote 1; T s, R records/s\n",
+        // The test crossmap does not read person_source_value: named once, at the first row read.
+        `person.csv:3: warning unread_column at person.person_source_value: ${UNREAD}\n` +
+        "crossmap map: 4 in, 3 out, 1 failed, 1 with errors, 1 warnings; issues: unterminated_quote 1, unread_column 1; T s, R records/s\n",
     );
   });
 
@@ -71,7 +75,8 @@ describe("F12: bytes that are not UTF-8", () => {
         '{"resourceType":"Patient","id":"1","gender":"male"}\n{"resourceType":"Patient","id":"3"}\n',
       );
       expect(readFileSync(join(dir, "e.ndjson"), "utf8")).toBe(
-        '{"file":"-","line":2,"code":"invalid_utf8","severity":"error","message":"invalid UTF-8 (0xfc) at byte 43 of the line; the record is not read (the input must be UTF-8)"}\n',
+        '{"file":"-","line":2,"code":"invalid_utf8","severity":"error","message":"invalid UTF-8 (0xfc) at byte 43 of the line; the record is not read (the input must be UTF-8)"}\n' +
+          `{"file":"-","line":3,"entity":"person","field":"person.person_source_value","code":"unread_column","severity":"warning","message":"${UNREAD}"}\n`,
       );
     }
   });
@@ -88,7 +93,8 @@ describe("F12: bytes that are not UTF-8", () => {
         .map((l) => JSON.parse(l).id),
     ).toEqual(["1", "3"]);
     expect(r.stderr).toBe(
-      "person.csv:3: error invalid_utf8: invalid UTF-8 (0xfc) in the row; the record is not read (the input must be UTF-8)\n",
+      `person.csv:2: warning unread_column at person.person_source_value: ${UNREAD}\n` +
+        "person.csv:3: error invalid_utf8: invalid UTF-8 (0xfc) in the row; the record is not read (the input must be UTF-8)\n",
     );
   });
 });

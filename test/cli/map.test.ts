@@ -6,6 +6,24 @@ import { runCli } from "./run-cli.js";
 
 const fixtures = "test/fixtures/map";
 const omopToFhir = `${fixtures}/omop-to-fhir.yaml`;
+const UNREAD =
+  "not read by the omop_cdm_v5.4 -> fhir_r4 crossmap: the values in this file are not mapped (reported once per file and entity)";
+const PERSON_UNREAD = [
+  "year_of_birth",
+  "month_of_birth",
+  "day_of_birth",
+  "race_concept_id",
+  "ethnicity_concept_id",
+  "person_source_value",
+  "gender_source_value",
+  "gender_source_concept_id",
+  "race_source_value",
+  "race_source_concept_id",
+  "ethnicity_source_value",
+  "ethnicity_source_concept_id",
+]
+  .map((c) => `person.${c}`)
+  .join(", ");
 const fhirToOmop = `${fixtures}/fhir-to-omop.yaml`;
 const golden = (name: string) => readFileSync(join(fixtures, name), "utf8");
 const tmp = () => mkdtempSync(join(tmpdir(), "crossmap-map-"));
@@ -132,8 +150,13 @@ describe("crossmap map: OMOP tables from Synthea27Nj", () => {
     const lines = r.stdout.trimEnd().split("\n");
     expect(lines).toHaveLength(28);
     expect(lines[0]).toBe('{"resourceType":"Patient","id":"1","gender":"male","birthDate":"1998-04-09"}');
+    // The test crossmap reads 4 of PERSON.csv's columns: the others are named, once.
     expect(untimed(r.stderr)).toBe(
-      "crossmap map: 28 in, 28 out, 0 failed, 0 with errors, 0 warnings; T s, R records/s\n",
+      [
+        `${fixtures}/synthea27nj/PERSON.csv:2: warning unread_column at ${PERSON_UNREAD}: ${UNREAD}`,
+        "crossmap map: 28 in, 28 out, 0 failed, 0 with errors, 1 warnings; issues: unread_column 1; T s, R records/s",
+        "",
+      ].join("\n"),
     );
   });
 
@@ -151,7 +174,21 @@ describe("crossmap map: OMOP tables from Synthea27Nj", () => {
     expect(untimed(r.stderr)).toBe(
       [
         `${fixtures}/synthea27nj/VISIT_OCCURRENCE.csv: warning skipped_file: VISIT_OCCURRENCE.csv is left out: its name names no entity of the crossmap (person, condition_occurrence)`,
-        "crossmap map: 498 in, 498 out, 0 failed, 0 with errors, 1 warnings; issues: skipped_file 1; T s, R records/s",
+        `${fixtures}/synthea27nj/CONDITION_OCCURRENCE.csv:2: warning unread_column at ${[
+          "condition_concept_id",
+          "condition_start_datetime",
+          "condition_end_datetime",
+          "condition_type_concept_id",
+          "condition_status_concept_id",
+          "provider_id",
+          "visit_occurrence_id",
+          "visit_detail_id",
+          "condition_source_concept_id",
+        ]
+          .map((c) => `condition_occurrence.${c}`)
+          .join(", ")}: ${UNREAD}`,
+        `${fixtures}/synthea27nj/PERSON.csv:2: warning unread_column at ${PERSON_UNREAD}: ${UNREAD}`,
+        "crossmap map: 498 in, 498 out, 0 failed, 0 with errors, 3 warnings; issues: skipped_file 1, unread_column 2; T s, R records/s",
         "",
       ].join("\n"),
     );

@@ -26,6 +26,15 @@ describe("names checked against crossmaps/standards/", () => {
     expect(a.warnings[0]).toMatchObject({ code: "unknown_field", severity: "warning", line: 7, column: 3 });
   });
 
+  it("checks the columns not_mapped declares", () => {
+    const text = `${OMOP_FHIR}entity_map:\n  person: Patient\nfield_map:\n  person.person_id: {target: Patient.id, transform: str}\nnot_mapped:\n  person: [race_concept_id, race_concpt_id]\n`;
+    const a = analyse(text);
+    expect(lines(a.errors)).toEqual([]);
+    expect(lines(a.warnings)).toEqual([
+      'x.yaml:8:29: warning: not_mapped.person[1]: person has no field "race_concpt_id" in omop_cdm_v5.4 (did you mean "race_concept_id"?)',
+    ]);
+  });
+
   it("checks entity names, declared sources, constants and paths read from a transform's config", () => {
     const text = [
       "source: fhir_r4",
