@@ -22,6 +22,7 @@ const COMMANDS: { names: string[]; load: () => Promise<CommandRegistrar> }[] = [
   { names: ["projects"], load: async () => (await import("./projects.js")).registerProjects },
   { names: ["keys"], load: async () => (await import("./keys.js")).registerKeys },
   { names: ["vocab"], load: async () => (await import("./vocab.js")).registerVocab },
+  { names: ["db"], load: async () => (await import("./db.js")).registerDb },
   { names: ["export"], load: async () => (await import("./export.js")).registerExport },
   { names: ["import"], load: async () => (await import("./import.js")).registerImport },
   { names: ["revalidate"], load: async () => (await import("./revalidate.js")).registerRevalidate },

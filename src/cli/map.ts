@@ -59,6 +59,10 @@ interface MapFlags {
   nats?: string;
   resume?: string;
   inFlight?: string;
+  db?: string;
+  outFormat: "ndjson" | "csv";
+  idMap?: string;
+  ids: "registry" | "source";
 }
 
 export function registerMap(program: Command): void {
@@ -108,6 +112,30 @@ export function registerMap(program: Command): void {
     .option("-o, --output <file>", "write NDJSON to this file (default: stdout)")
     .option("--out-dir <dir>", "write one <TargetEntity>.ndjson per target entity into this folder")
     .addOption(
+      new Option(
+        "--out-format <format>",
+        "with --out-dir: NDJSON files, or (OMOP CDM) one CSV per table as OHDSI ships them: PERSON.csv ...",
+      )
+        .choices(["ndjson", "csv"])
+        .default("ndjson"),
+    )
+    .option(
+      "--db <url>",
+      "write OMOP CDM rows into a database: postgresql://user@host/db[?schema=s], FILE.duckdb, duckdb:PATH",
+    )
+    .option(
+      "--id-map <dir>",
+      "with --out-format csv: keep the id registry in this LMDB directory, so ids are stable across runs",
+    )
+    .addOption(
+      new Option(
+        "--ids <mode>",
+        "with --db or --out-format csv: registry ids that fit the DDL's integer keys, or the crossmap's own 64-bit ids (bigint DDL)",
+      )
+        .choices(["registry", "source"])
+        .default("registry"),
+    )
+    .addOption(
       new Option("--on-error <mode>", "skip bad records and go on, or stop at the first")
         .choices(["skip", "fail"])
         .default("skip"),
@@ -156,6 +184,10 @@ export function registerMap(program: Command): void {
 
 async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
   if (flags.output && flags.outDir) throw usage("give either -o/--output or --out-dir, not both");
+  if (flags.db && (flags.output || flags.outDir)) throw usage("give either --db or -o/--out-dir, not both");
+  if (flags.outFormat === "csv" && !flags.outDir) throw usage("--out-format csv needs --out-dir");
+  if (flags.idMap && flags.outFormat !== "csv")
+    throw usage("--id-map needs --out-format csv (--db keeps ids in the database)");
   if (flags.unreviewed !== undefined && flags.project === undefined)
     throw usage("--unreviewed needs --project");
   const spec = await resolvePlanSpec({
@@ -190,6 +222,8 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
     : undefined;
   if (flags.format === "hl7v2" || er7(plan.source)) {
     if (flags.nats) throw usage("--nats maps records; HL7 v2 feeds go through `crossmap stream`");
+    if (flags.db || flags.outFormat === "csv")
+      throw usage("--db and --out-format csv take records, not HL7 v2 messages");
     // Imported only here: the ER7 reader and its HL7 v2 tables cost every other run start-up time.
     const { hl7v2MapCommand } = await import("../pipeline/hl7v2/command.js");
     return hl7v2MapCommand(
@@ -246,11 +280,19 @@ async function runAndReport(
   const { spec, plan, inputs, inputIssues, interrupt, record } = run;
   const stderr = process.stderr;
   const summaryFile = flags.summary ? await openForWriting(flags.summary, "--summary") : undefined;
-  const output: OutputTarget = flags.outDir
-    ? { kind: "dir", path: flags.outDir }
-    : flags.output && flags.output !== "-"
-      ? { kind: "file", path: flags.output }
-      : { kind: "stdout" };
+  const cdm =
+    flags.db || flags.outFormat === "csv"
+      ? await (await import("./map-cdm.js")).cdmTarget(flags, plan, (line) => {
+          if (!flags.quiet) stderr.write(`crossmap map: ${line}\n`);
+        })
+      : undefined;
+  const output: OutputTarget = cdm
+    ? cdm.output
+    : flags.outDir
+      ? { kind: "dir", path: flags.outDir }
+      : flags.output && flags.output !== "-"
+        ? { kind: "file", path: flags.output }
+        : { kind: "stdout" };
   const mapRun = flags.nats ? (await import("../scale/coordinator.js")).natsRunner(flags) : runMap;
   const { summary, fatal } = await mapRun({
     plan,
@@ -287,8 +329,14 @@ async function runAndReport(
     await summaryFile.close();
   }
   if (!flags.quiet) stderr.write(`${formatSummaryLine(summary)}\n`);
+  if (cdm && !flags.quiet) for (const line of cdm.summary()) stderr.write(`${line}\n`);
   if (summary.interrupted) {
-    const kept = output.kind === "stdout" ? "written to stdout" : "not published (temporary files removed)";
+    const kept =
+      output.kind === "stdout"
+        ? "written to stdout"
+        : flags.db
+          ? "committed up to the last whole batch (a second run adds only what is missing)"
+          : "not published (temporary files removed)";
     stderr.write(
       `crossmap: interrupted by ${summary.interrupted} after ${summary.records_in} records; output ${kept}; ` +
         `the summary and errors cover what was done\n`,
