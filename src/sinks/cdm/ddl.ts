@@ -107,6 +107,7 @@ export function parseDdl(dialect: Dialect, ddl: string, pks: string, fks: string
     });
   const statements = indices
     .replace(/\/\*[\s\S]*?\*\//g, "")
+    .replace(/^--.*$/gm, "")
     .split(";")
     .map((s) => s.trim())
     .filter((s) => s.length > 0)

@@ -10,10 +10,44 @@ import type { DatabaseAddress } from "./url.js";
 
 const raw = (text: string): string => text;
 
+/**
+ * Instances open in this process, by data directory ("" for memory): PGlite cannot open one directory twice,
+ * and starting it (WebAssembly, and initdb for a new one) takes seconds, so clients of one database share
+ * an instance, which closes with its last client. `pglite:memory` opened again while a client holds it is
+ * the same database (tests run several commands on one).
+ */
+const open = new Map<string, { db: Promise<PGlite>; clients: number }>();
+
+async function acquire(dataDir: string | undefined): Promise<{ db: PGlite; release: () => Promise<void> }> {
+  const key = dataDir ?? "";
+  let entry = open.get(key);
+  if (!entry) {
+    const db = PGlite.create(dataDir, {
+      parsers: { 20: int8, 1700: Number, 1082: raw, 1114: raw, 1184: raw },
+    });
+    entry = { db, clients: 0 };
+    open.set(key, entry);
+    db.catch(() => open.delete(key));
+  }
+  entry.clients++;
+  const shared = entry;
+  const db = await shared.db;
+  let released = false;
+  return {
+    db,
+    release: async () => {
+      if (released) return;
+      released = true;
+      if (--shared.clients === 0) {
+        open.delete(key);
+        await db.close().catch(() => {});
+      }
+    },
+  };
+}
+
 export async function openPglite(address: Extract<DatabaseAddress, { kind: "pglite" }>): Promise<SqlClient> {
-  const db = await PGlite.create(address.dataDir, {
-    parsers: { 20: int8, 1700: Number, 1082: raw, 1114: raw, 1184: raw },
-  });
+  const { db, release } = await acquire(address.dataDir);
   const fail = (err: unknown) => databaseError(address.display, err);
   const exec = async (sql: string): Promise<void> => {
     try {
@@ -49,7 +83,7 @@ export async function openPglite(address: Extract<DatabaseAddress, { kind: "pgli
       }
     },
     async close() {
-      await db.close().catch(() => {});
+      await release();
     },
   };
   return self;
