@@ -41,7 +41,7 @@ export async function openCsvSink(options: CsvSinkOptions): Promise<CsvSink> {
     await store.load(registry);
   }
   const pending: RunIssue[] = [];
-  const converter = new RowConverter(model, registry, (i) => pending.push(i), options.ids ?? "registry");
+  const converter = new RowConverter(registry, (i) => pending.push(i), options.ids ?? "registry");
   const files = new Map<string, OutputSink>();
   const closeStore = async () => {
     const s = store;

@@ -61,12 +61,7 @@ export async function openDbSink(options: DbSinkOptions): Promise<DbSink> {
     if (typeof row?.m === "number") registry.reserve(t.name, row.m);
   }
   const pendingIssues: RunIssue[] = [];
-  const converter = new RowConverter(
-    model,
-    registry,
-    (i) => pendingIssues.push(i),
-    options.ids ?? "registry",
-  );
+  const converter = new RowConverter(registry, (i) => pendingIssues.push(i), options.ids ?? "registry");
   const buffers = new TableBuffers();
   const committed = new Map<string, number>();
   const order = tableOrder(model);

@@ -3,7 +3,7 @@
 // copies of rows already written left out (told apart by the table's key, see model.ts).
 import type { RunIssue } from "../../pipeline/types.js";
 import { rowHash } from "./id-table.js";
-import type { CdmModel, ColumnPlan, TableModel } from "./model.js";
+import type { ColumnPlan, TableModel } from "./model.js";
 import type { IdRegistry } from "./registry.js";
 import { Bad, fieldText, isTooLong, keyText } from "./values.js";
 
@@ -31,7 +31,6 @@ export class RowConverter {
   private readonly names = new Map<string, Set<string>>();
 
   constructor(
-    private readonly model: CdmModel,
     private readonly registry: IdRegistry,
     private readonly report: (issue: RunIssue) => void,
     private readonly ids: IdMode = "registry",
@@ -224,9 +223,4 @@ function describeRow(table: TableModel, record: Record<string, unknown>): string
   const column = table.key.kind === "content" ? table.columns[0]!.name : table.key.column;
   const key = keyText(record[column]);
   return key === undefined ? `a ${table.name} row` : `${table.name} ${column} ${key}`;
-}
-
-/** Whether a CDM model has this table for writing. */
-export function writableTable(model: CdmModel, name: string): TableModel | undefined {
-  return model.tables.get(name);
 }

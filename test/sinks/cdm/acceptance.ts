@@ -1,4 +1,4 @@
-// Issue 28's acceptance: `db init` with the sample vocabulary, `map --db` of the bundled OMOP sample (through
+// The acceptance flow of issue 28, run by load-*.int.test.ts against each database kind: : `db init` with the sample vocabulary, `map --db` of the bundled OMOP sample (through
 // FHIR) and the FHIR sample Bundles, `db finish`: every row loaded, every official primary and foreign key in
 // force, an observation_period for every person; a second map adds nothing, more Bundles add theirs with the
 // known patients' ids unchanged. On PostgreSQL (PGlite in this process, and Debian's server as CLI child
@@ -6,13 +6,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type SqlClient } from "../../../src/sinks/db/client.js";
-import { postgresAvailable, startPostgres } from "../../support/postgres-server.js";
+import { afterAll, beforeAll, expect } from "vitest";
+import type { SqlClient } from "../../../src/sinks/db/client.js";
 import {
   type CliResult,
-  cli,
-  cliProcess,
   completedVocabulary,
   FHIR_BUNDLES,
   OMOP_SAMPLE,
@@ -51,16 +48,21 @@ const FHIR_TABLES: Record<string, number> = {
 
 let vocabDir: string;
 let index: string;
-const temp = mkdtempSync(join(tmpdir(), "crossmap-cdm-load-"));
-beforeAll(async () => {
-  vocabDir = completedVocabulary();
-  index = await vocabularyIndex();
-});
-afterAll(() => {
-  for (const d of [vocabDir, index, temp]) if (d) rmSync(d, { recursive: true, force: true });
-});
+/** A temporary directory for the calling test file, removed after it. */
+export const temp = mkdtempSync(join(tmpdir(), "crossmap-cdm-load-"));
 
-type Exec = (...args: string[]) => Promise<CliResult> | CliResult;
+/** Registers the vocabulary set-up and clean-up of a test file that runs `acceptance`. */
+export function withVocabulary(): void {
+  beforeAll(async () => {
+    vocabDir = completedVocabulary();
+    index = await vocabularyIndex();
+  });
+  afterAll(() => {
+    for (const d of [vocabDir, index, temp]) if (d) rmSync(d, { recursive: true, force: true });
+  });
+}
+
+export type Exec = (...args: string[]) => Promise<CliResult> | CliResult;
 
 async function counts(db: SqlClient, tables: string[]): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
@@ -79,7 +81,7 @@ const plus = (a: Record<string, number>, b: Record<string, number>) => {
 };
 
 /** The whole acceptance flow against one database. `connect` opens a client for checks between steps. */
-async function acceptance(exec: Exec, url: string, connect: () => Promise<SqlClient>) {
+export async function acceptance(exec: Exec, url: string, connect: () => Promise<SqlClient>) {
   const init = await exec("db", "init", url, "--vocab-dir", vocabDir, "-q");
   expect(init).toEqual({ code: 0, lines: [] });
 
@@ -182,47 +184,3 @@ async function acceptance(exec: Exec, url: string, connect: () => Promise<SqlCli
   await db.close();
   return { finish, keys, total: sum(plus(OMOP_TABLES, FHIR_TABLES)) };
 }
-
-describe("a CDM v5.4 database on PGlite (the official PostgreSQL DDL, keys and indices, unmodified)", () => {
-  it("loads both samples completely, idempotently and incrementally, and finishes with every key in force", async () => {
-    const url = "pglite:memory";
-    // Held for the whole flow: the in-memory database lives as long as a client has it open.
-    const holder = await openDatabase(url);
-    try {
-      const { finish, keys } = await acceptance(cli, url, () => openDatabase(url));
-      expect(finish.lines.slice(3)).toEqual([
-        "  28 primary keys in force (28 applied now); 176 foreign keys in force (176 applied now)",
-        "  indices: 70 created, 0 already there",
-      ]);
-      expect(keys).toEqual([
-        { kind: "FOREIGN KEY", n: 176 },
-        { kind: "PRIMARY KEY", n: 28 },
-      ]);
-      // A load into a finished database: the foreign keys are dropped for it and `finish` applies them again.
-      const more = await cli(
-        "map",
-        "--from",
-        "fhir_r4",
-        "--to",
-        "omop_cdm_v5.4",
-        "--format",
-        "fhir-bundle",
-        "--workers",
-        "1",
-        "--db",
-        url,
-        FHIR_BUNDLES[0]!,
-      );
-      expect(more.lines).toContain(
-        "crossmap map: 176 foreign keys of pglite:memory dropped for the load; `crossmap db finish` applies them again",
-      );
-      const refinish = await cli("db", "finish", url);
-      expect(refinish.lines.slice(3)).toEqual([
-        "  28 primary keys in force (0 applied now); 176 foreign keys in force (176 applied now)",
-        "  indices: 0 created, 70 already there",
-      ]);
-    } finally {
-      await holder.close();
-    }
-  });
-});
