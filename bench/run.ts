@@ -12,6 +12,7 @@ const cases: Record<string, string> = {
   hl7v2: "hl7v2.ts",
   workbench: "workbench.ts",
   nats: "nats.ts",
+  "omop-db": "omop-db.ts",
 };
 
 const [name, ...args] = process.argv.slice(2);

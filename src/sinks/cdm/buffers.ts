@@ -37,6 +37,14 @@ export class TableBuffers {
     return t.current.length > 0 ? [...t.chunks, t.current] : t.chunks;
   }
 
+  /** Hands over every table's chunks and row count, and starts empty. */
+  take(): Map<string, { chunks: string[]; rows: number }> {
+    const out = new Map<string, { chunks: string[]; rows: number }>();
+    for (const name of this.names()) out.set(name, { chunks: this.chunks(name), rows: this.rowsOf(name) });
+    this.clear();
+    return out;
+  }
+
   clear(): void {
     this.tables.clear();
     this.rows = 0;

@@ -24,11 +24,62 @@ export interface RegistryChanges {
 
 export type Claim = "new" | "same" | "differs";
 
-interface Staged extends RegistryEntry {
-  hi: number;
-  lo: number;
+/**
+ * The batch's changes, beside the committed table: a small table of its own from key hash to entry number,
+ * and the entries in columns (no object or string key per lookup: this runs for every id of every row).
+ */
+class Staging {
+  readonly table = new IdTable(1 << 14);
+  namespaces: string[] = [];
+  keys: string[] = [];
+  hi: number[] = [];
+  lo: number[] = [];
+  ids: number[] = [];
+  rows: number[] = [];
   /** Already in the committed table (its row is being set now). */
-  known: boolean;
+  known: boolean[] = [];
+
+  get size(): number {
+    return this.keys.length;
+  }
+
+  /** The entry number of a key, or -1. */
+  find(hi: number, lo: number): number {
+    return this.table.get(hi, lo).id - 1;
+  }
+
+  add(
+    namespace: string,
+    key: string,
+    hi: number,
+    lo: number,
+    id: number,
+    row: number,
+    known: boolean,
+  ): number {
+    const at = this.keys.length;
+    this.namespaces.push(namespace);
+    this.keys.push(key);
+    this.hi.push(hi);
+    this.lo.push(lo);
+    this.ids.push(id);
+    this.rows.push(row);
+    this.known.push(known);
+    this.table.set(hi, lo, at + 1, 0);
+    return at;
+  }
+
+  clear(): void {
+    if (this.keys.length === 0) return;
+    this.table.clear();
+    this.namespaces = [];
+    this.keys = [];
+    this.hi = [];
+    this.lo = [];
+    this.ids = [];
+    this.rows = [];
+    this.known = [];
+  }
 }
 
 export class IdRegistry {
@@ -36,7 +87,7 @@ export class IdRegistry {
   private readonly namespaces = new Map<string, number>();
   private next: number[] = [];
   private nextAtBatch: number[] = [];
-  private staged = new Map<string, Staged>();
+  private readonly staged = new Staging();
 
   constructor(capacity?: number) {
     this.table = new IdTable(capacity);
@@ -71,29 +122,15 @@ export class IdRegistry {
     if (maxId >= this.next[n]!) this.next[n] = this.nextAtBatch[n] = maxId + 1;
   }
 
-  private find(
-    namespace: string,
-    key: string,
-  ): Staged | { id: number; row: number; hi: number; lo: number; n: number } {
-    const n = this.ns(namespace);
-    const staged = this.staged.get(`${n}\u0000${key}`);
-    if (staged) return staged;
-    const [hi, lo] = keyHash(n, key);
-    const { id, row } = this.table.get(hi, lo);
-    return { id, row, hi, lo, n };
-  }
-
   /** The id of a key, assigned now if it is new. */
   idFor(namespace: string, key: string): number {
-    const found = this.find(namespace, key);
-    if (found.id !== 0) return found.id;
-    return this.stage(
-      namespace,
-      key,
-      found as { id: number; hi: number; lo: number; n: number },
-      NO_ROW,
-      false,
-    ).id;
+    const n = this.ns(namespace);
+    const [hi, lo] = keyHash(n, key);
+    const at = this.staged.find(hi, lo);
+    if (at >= 0) return this.staged.ids[at]!;
+    const { id } = this.table.get(hi, lo);
+    if (id !== 0) return id;
+    return this.staged.ids[this.staged.add(namespace, key, hi, lo, this.newId(namespace, n), NO_ROW, false)]!;
   }
 
   /**
@@ -101,59 +138,56 @@ export class IdRegistry {
    * already written: skip it) or "differs" (another row was written under this key first: skip it, say so).
    */
   claim(namespace: string, key: string, row: number): { claim: Claim; id: number } {
-    const found = this.find(namespace, key);
+    const n = this.ns(namespace);
+    const [hi, lo] = keyHash(n, key);
+    const s = this.staged;
+    const at = s.find(hi, lo);
+    if (at >= 0) {
+      if (s.rows[at] !== NO_ROW) return { claim: s.rows[at] === row ? "same" : "differs", id: s.ids[at]! };
+      s.rows[at] = row;
+      return { claim: "new", id: s.ids[at]! };
+    }
+    const found = this.table.get(hi, lo);
     if (found.id !== 0 && found.row !== NO_ROW) {
       return { claim: found.row === row ? "same" : "differs", id: found.id };
     }
-    if ("known" in found) {
-      found.row = row;
-      return { claim: "new", id: found.id };
-    }
-    const f = found as { id: number; hi: number; lo: number; n: number };
-    const staged = this.stage(namespace, key, f, row, f.id !== 0);
-    return { claim: "new", id: staged.id };
+    const id = found.id !== 0 ? found.id : this.newId(namespace, n);
+    s.add(namespace, key, hi, lo, id, row, found.id !== 0);
+    return { claim: "new", id };
   }
 
-  private stage(
-    namespace: string,
-    key: string,
-    at: { id: number; hi: number; lo: number; n: number },
-    row: number,
-    known: boolean,
-  ): Staged {
-    let id = at.id;
-    if (!known) {
-      id = this.next[at.n]!;
-      if (id > MAX_ID) {
-        throw new AppError(
-          500,
-          "id_registry_full",
-          `no integer id left for ${namespace}: 2^31 - 1 are in use`,
-        );
-      }
-      this.next[at.n] = id + 1;
+  private newId(namespace: string, n: number): number {
+    const id = this.next[n]!;
+    if (id > MAX_ID) {
+      throw new AppError(500, "id_registry_full", `no integer id left for ${namespace}: 2^31 - 1 are in use`);
     }
-    const staged: Staged = { namespace, key, id, row, hi: at.hi, lo: at.lo, known };
-    this.staged.set(`${at.n}\u0000${key}`, staged);
-    return staged;
+    this.next[n] = id + 1;
+    return id;
   }
 
   /** What the current batch changed (for the store to persist in the same transaction). */
   changes(): RegistryChanges {
+    const s = this.staged;
     const added: RegistryEntry[] = [];
     const rowsSet: RegistryEntry[] = [];
-    for (const s of this.staged.values()) {
-      const entry = { namespace: s.namespace, key: s.key, id: s.id, row: s.row };
-      if (s.known) rowsSet.push(entry);
+    for (let i = 0; i < s.size; i++) {
+      const entry = { namespace: s.namespaces[i]!, key: s.keys[i]!, id: s.ids[i]!, row: s.rows[i]! };
+      if (s.known[i]) rowsSet.push(entry);
       else added.push(entry);
     }
     return { added, rowsSet };
   }
 
+  /** Whether the current batch changed anything. */
+  get dirty(): boolean {
+    return this.staged.size > 0;
+  }
+
   /** Keeps the batch's changes. */
   commit(): void {
-    for (const s of this.staged.values()) this.table.set(s.hi, s.lo, s.id, s.row);
-    this.staged.clear();
+    const s = this.staged;
+    for (let i = 0; i < s.size; i++) this.table.set(s.hi[i]!, s.lo[i]!, s.ids[i]!, s.rows[i]!);
+    s.clear();
     this.nextAtBatch = [...this.next];
   }
 

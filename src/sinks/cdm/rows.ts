@@ -140,7 +140,7 @@ export class RowConverter {
       }
       fields[i] = text;
     }
-    const hash = rowHash(fields.join(","));
+    const hash = rowHash(fields);
     const { namespace, key } = this.rowKey(table, record, pkKey, hash);
     const { claim, id } = this.registry.claim(namespace, key, hash);
     if (claim === "same") {
