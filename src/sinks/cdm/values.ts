@@ -65,11 +65,12 @@ export function fieldText(c: DdlColumn, value: unknown): string | Bad {
       return new Bad(`${describe(value)} is not a number`);
     case "date": {
       const m = typeof value === "string" ? DATE.exec(value) : null;
-      return m ? m[1]! : new Bad(`${describe(value)} is not a date (YYYY-MM-DD)`);
+      return m && isCalendarDate(m[1]!) ? m[1]! : new Bad(`${describe(value)} is not a date (YYYY-MM-DD)`);
     }
     case "timestamp": {
       const m = typeof value === "string" ? TIMESTAMP.exec(value) : null;
-      if (!m) return new Bad(`${describe(value)} is not a date-time (YYYY-MM-DD hh:mm:ss)`);
+      if (!m || !isCalendarDate(m[1]!))
+        return new Bad(`${describe(value)} is not a date-time (YYYY-MM-DD hh:mm:ss)`);
       return `${m[1]} ${m[2] ?? "00:00"}${m[3] ?? ":00"}`;
     }
     case "text": {
@@ -79,6 +80,23 @@ export function fieldText(c: DdlColumn, value: unknown): string | Bad {
       return csvText(s);
     }
   }
+}
+
+/** A real day of the proleptic Gregorian calendar, year 1 or later (a database refuses 2020-02-30 for the whole batch). */
+function isCalendarDate(ymd: string): boolean {
+  const y = Number(ymd.slice(0, 4));
+  const m = Number(ymd.slice(5, 7));
+  const d = Number(ymd.slice(8, 10));
+  if (y < 1 || m < 1 || m > 12 || d < 1) return false;
+  const days =
+    m === 2
+      ? y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
+        ? 29
+        : 28
+      : [4, 6, 9, 11].includes(m)
+        ? 30
+        : 31;
+  return d <= days;
 }
 
 /** The first `max` characters (code points, as PostgreSQL's varchar counts them). */

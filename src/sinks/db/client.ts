@@ -73,7 +73,10 @@ export function reason(err: unknown): string {
   if (err instanceof AggregateError && err.errors.length > 0) return reason(err.errors[0]);
   const e = err as { message?: string; code?: string };
   const text = e?.message || e?.code || String(err);
-  return text.split("\n")[0] ?? text;
+  const lines = text.split("\n");
+  // DuckDB's CSV reader says what went wrong on a later line of a long report.
+  const detail = lines.find((l) => l.startsWith("Error when converting column"));
+  return detail ? `${lines[0]}: ${detail}` : (lines[0] ?? text);
 }
 
 /** `"name"`: an identifier quoted for both dialects. */
