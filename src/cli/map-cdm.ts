@@ -18,6 +18,8 @@ export interface CdmTarget {
   output: OutputTarget;
   /** Lines for stderr after the run: rows per table, and what was committed. */
   summary(): string[];
+  /** For the progress line on a terminal: rows handed to the destination so far. */
+  progressNote(): string;
 }
 
 export async function cdmTarget(
@@ -59,6 +61,7 @@ export async function cdmTarget(
     return {
       output,
       summary: () => (opened ? formatTables(tables(), `into ${where}`) : []),
+      progressNote: () => rowsNote(tables()),
     };
   }
   const dir = flags.outDir as string;
@@ -76,7 +79,18 @@ export async function cdmTarget(
       return sink;
     },
   };
-  return { output, summary: () => formatTables(tables(), `into ${dir}`) };
+  return {
+    output,
+    summary: () => formatTables(tables(), `into ${dir}`),
+    progressNote: () => rowsNote(tables()),
+  };
+}
+
+/** `12,345 rows written, 3 copies left out` */
+export function rowsNote(tables: LoadedTable[]): string {
+  const written = tables.reduce((n, t) => n + t.committed, 0);
+  const copies = tables.reduce((n, t) => n + t.duplicates, 0);
+  return `${written.toLocaleString("en-US")} rows written${copies > 0 ? `, ${copies.toLocaleString("en-US")} copies left out` : ""}`;
 }
 
 /**

@@ -308,6 +308,7 @@ async function runAndReport(
     stdout: process.stdout,
     stderr,
     progress: !flags.quiet && stderr.isTTY === true,
+    ...(cdm && !flags.nats ? { progressNote: cdm.progressNote } : {}),
     interrupt,
     gather: flags.gather,
     ...(flags.gatherMemory !== undefined ? { gatherMemory: flags.gatherMemory } : {}),
