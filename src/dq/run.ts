@@ -1,8 +1,8 @@
 // `crossmap dq`'s work: every DQD check rendered for the database's dialect, run one by one, judged against
 // its threshold, and summarised as DQD does (the Overview and CheckResults of its JSON).
-import { qualified, quoteIdent, type SqlClient, type SqlValue } from "../sinks/db/client.js";
-import { type CheckSelection, listChecks } from "./checks.js";
-import { loadDefinitions } from "./definitions.js";
+import { type Dialect, qualified, quoteIdent, type SqlClient, type SqlValue } from "../sinks/db/client.js";
+import { type CheckInstance, type CheckSelection, listChecks } from "./checks.js";
+import { type DqdDefinitions, loadDefinitions } from "./definitions.js";
 import { applyNotApplicable, type CheckOutcome, type CheckResult, evaluateCheck } from "./evaluate.js";
 import { renderSql } from "./sql-render.js";
 import { translateSql } from "./sql-translate.js";
@@ -36,16 +36,7 @@ export async function runDataQuality(client: SqlClient, options: DqOptions = {})
   const metadata = await readMetadata(client);
   const results: CheckResult[] = [];
   for (const check of checks) {
-    const params = {
-      ...check.row,
-      cdmDatabaseSchema: schemas.cdm,
-      vocabDatabaseSchema: schemas.vocab,
-      cohortDatabaseSchema: schemas.cdm,
-      cohortTableName: "cohort",
-      cohortDefinitionId: "",
-      cohort: "FALSE",
-    };
-    const sql = translateSql(renderSql(defs.sql(check.description.sqlFile), params), client.dialect);
+    const sql = checkSql(check, defs, schemas, client.dialect);
     const t0 = performance.now();
     const outcome = await runQuery(client, sql);
     results.push(evaluateCheck(check, outcome, sql, (performance.now() - t0) / 1000));
@@ -63,6 +54,25 @@ export async function runDataQuality(client: SqlClient, options: DqOptions = {})
     Metadata: [metadata],
     Overview: summarize(results),
   };
+}
+
+/** A check's query for `dialect`, with the parameters DQD gives it (no cohort). */
+export function checkSql(
+  check: CheckInstance,
+  defs: DqdDefinitions,
+  schemas: { cdm: string; vocab: string },
+  dialect: Dialect,
+): string {
+  const params = {
+    ...check.row,
+    cdmDatabaseSchema: schemas.cdm,
+    vocabDatabaseSchema: schemas.vocab,
+    cohortDatabaseSchema: schemas.cdm,
+    cohortTableName: "cohort",
+    cohortDefinitionId: "",
+    cohort: "FALSE",
+  };
+  return translateSql(renderSql(defs.sql(check.description.sqlFile), params), dialect);
 }
 
 async function runQuery(client: SqlClient, sql: string): Promise<CheckOutcome> {

@@ -40,3 +40,23 @@ describe("translateSql: the OHDSI SQL of DQD's checks in PostgreSQL and DuckDB",
     expect(() => translateSql("DATEDIFF(day, a, b)", "duckdb")).toThrow("DATEDIFF is not translated");
   });
 });
+
+describe("every check DQD runs renders and translates for both dialects", () => {
+  it.each(["postgresql", "duckdb"] as const)(
+    "%s: no parameter, conditional block or untranslated function left",
+    async (dialect) => {
+      const { listChecks } = await import("../../src/dq/checks.js");
+      const { loadDefinitions } = await import("../../src/dq/definitions.js");
+      const { checkSql } = await import("../../src/dq/run.js");
+      const defs = loadDefinitions();
+      const leftovers = new Set<string>();
+      for (const check of listChecks(defs, { cdm: "cdm", vocab: "cdm" })) {
+        const sql = checkSql(check, defs, { cdm: "cdm", vocab: "cdm" }, dialect);
+        const body = sql.replace(/\/\*[\s\S]*?\*\//g, "");
+        for (const m of body.matchAll(/@\w+|[{}]|\bCOUNT_BIG\b|\bDATEADD\b|\bGETDATE\b|\bISNUMERIC\b/g))
+          leftovers.add(m[0]);
+      }
+      expect([...leftovers]).toEqual([]);
+    },
+  );
+});
