@@ -28,6 +28,7 @@ const COMMANDS: { names: string[]; load: () => Promise<CommandRegistrar> }[] = [
   { names: ["revalidate"], load: async () => (await import("./revalidate.js")).registerRevalidate },
   { names: ["worker"], load: async () => (await import("./worker.js")).registerWorker },
   { names: ["stream", "publish"], load: async () => (await import("./stream.js")).registerStream },
+  { names: ["dq"], load: async () => (await import("./dq.js")).registerDq },
 ];
 
 /**
