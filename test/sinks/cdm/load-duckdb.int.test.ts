@@ -16,5 +16,5 @@ describe("a CDM v5.4 database in DuckDB, through CLI processes", () => {
       "  indices: 70 created, 0 already there",
     ]);
     expect(keys).toEqual([{ kind: "PRIMARY KEY", n: 28 }]);
-  });
+  }, 600_000);
 });

@@ -47,5 +47,5 @@ describe("a CDM v5.4 database on PGlite (the official PostgreSQL DDL, keys and i
     } finally {
       await holder.close();
     }
-  });
+  }, 600_000);
 });

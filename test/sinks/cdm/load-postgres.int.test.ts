@@ -27,6 +27,6 @@ describe.runIf(postgresAvailable())(
       } finally {
         await server.stop();
       }
-    });
+    }, 600_000);
   },
 );
