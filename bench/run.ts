@@ -15,6 +15,7 @@ const cases: Record<string, string> = {
   "fhir-server": "fhir-server.ts",
   mllp: "mllp.ts",
   "data-load": "data-load.ts",
+  "omop-db": "omop-db.ts",
 };
 
 const [name, ...args] = process.argv.slice(2);

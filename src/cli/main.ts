@@ -22,12 +22,14 @@ const COMMANDS: { names: string[]; load: () => Promise<CommandRegistrar> }[] = [
   { names: ["projects"], load: async () => (await import("./projects.js")).registerProjects },
   { names: ["keys"], load: async () => (await import("./keys.js")).registerKeys },
   { names: ["vocab"], load: async () => (await import("./vocab.js")).registerVocab },
+  { names: ["db"], load: async () => (await import("./db.js")).registerDb },
   { names: ["export"], load: async () => (await import("./export.js")).registerExport },
   { names: ["import"], load: async () => (await import("./import.js")).registerImport },
   { names: ["revalidate"], load: async () => (await import("./revalidate.js")).registerRevalidate },
   { names: ["worker"], load: async () => (await import("./worker.js")).registerWorker },
   { names: ["stream", "publish"], load: async () => (await import("./stream.js")).registerStream },
   { names: ["listen"], load: async () => (await import("./listen.js")).registerListen },
+  { names: ["dq"], load: async () => (await import("./dq.js")).registerDq },
 ];
 
 /**

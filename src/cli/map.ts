@@ -67,6 +67,10 @@ interface MapFlags extends FhirServerFlags {
   resume?: string;
   inFlight?: string;
   natsWait?: string;
+  db?: string;
+  outFormat: "ndjson" | "csv";
+  idMap?: string;
+  ids: "registry" | "source";
 }
 
 export function registerMap(program: Command): void {
@@ -123,6 +127,30 @@ export function registerMap(program: Command): void {
     .option("-o, --output <file>", "write NDJSON to this file (default: stdout)")
     .option("--out-dir <dir>", "write one <TargetEntity>.ndjson per target entity into this folder")
     .addOption(
+      new Option(
+        "--out-format <format>",
+        "with --out-dir: NDJSON files, or (OMOP CDM) one CSV per table as OHDSI ships them: PERSON.csv ...",
+      )
+        .choices(["ndjson", "csv"])
+        .default("ndjson"),
+    )
+    .option(
+      "--db <url>",
+      "write OMOP CDM rows into a database: postgresql://user@host/db[?schema=s], FILE.duckdb, duckdb:PATH",
+    )
+    .option(
+      "--id-map <dir>",
+      "with --out-format csv: keep the id registry in this LMDB directory, so ids are stable across runs",
+    )
+    .addOption(
+      new Option(
+        "--ids <mode>",
+        "with --db or --out-format csv: registry ids that fit the DDL's integer keys, or the crossmap's own 64-bit ids (bigint DDL)",
+      )
+        .choices(["registry", "source"])
+        .default("registry"),
+    )
+    .addOption(
       new Option("--on-error <mode>", "skip bad records and go on, or stop at the first")
         .choices(["skip", "fail"])
         .default("skip"),
@@ -178,6 +206,12 @@ async function mapCommand(files: string[], flags: MapFlags, bundleGiven: boolean
   if (flags.output && flags.outDir) throw usage("give either -o/--output or --out-dir, not both");
   if (flags.fhirServer !== undefined && (flags.output || flags.outDir))
     throw usage("--fhir-server sends the output to the server: give no -o/--output or --out-dir with it");
+  if (flags.db && (flags.output || flags.outDir)) throw usage("give either --db or -o/--out-dir, not both");
+  if (flags.outFormat === "csv" && !flags.outDir) throw usage("--out-format csv needs --out-dir");
+  if (flags.idMap && flags.outFormat !== "csv")
+    throw usage("--id-map needs --out-format csv (--db keeps ids in the database)");
+  if (flags.fhirServer !== undefined && (flags.db || flags.outFormat === "csv"))
+    throw usage("--fhir-server sends FHIR resources: give no --db or --out-format csv with it");
   if (flags.unreviewed !== undefined && flags.project === undefined)
     throw usage("--unreviewed needs --project");
   const spec = await resolvePlanSpec({
@@ -214,6 +248,8 @@ async function mapCommand(files: string[], flags: MapFlags, bundleGiven: boolean
     : undefined;
   if (flags.format === "hl7v2" || er7(plan.source)) {
     if (flags.nats) throw usage("--nats maps records; HL7 v2 feeds go through `crossmap stream`");
+    if (flags.db || flags.outFormat === "csv")
+      throw usage("--db and --out-format csv take records, not HL7 v2 messages");
     // Imported only here: the ER7 reader and its HL7 v2 tables cost every other run start-up time.
     const { hl7v2MapCommand } = await import("../pipeline/hl7v2/command.js");
     const server = await hl7v2Server(flags, bundleGiven);
@@ -273,13 +309,21 @@ async function runAndReport(
   const stderr = process.stderr;
   const summaryFile = flags.summary ? await openForWriting(flags.summary, "--summary") : undefined;
   const server = await fhirServerWriter(flags);
+  const cdm =
+    flags.db || flags.outFormat === "csv"
+      ? await (await import("./map-cdm.js")).cdmTarget(flags, plan, (line) => {
+          if (!flags.quiet) stderr.write(`crossmap map: ${line}\n`);
+        })
+      : undefined;
   const output: OutputTarget = server
-    ? { kind: "sink", sink: server.records() }
-    : flags.outDir
-      ? { kind: "dir", path: flags.outDir }
-      : flags.output && flags.output !== "-"
-        ? { kind: "file", path: flags.output }
-        : { kind: "stdout" };
+    ? { kind: "sink", open: async () => server.records(), byEntity: false }
+    : cdm
+      ? cdm.output
+      : flags.outDir
+        ? { kind: "dir", path: flags.outDir }
+        : flags.output && flags.output !== "-"
+          ? { kind: "file", path: flags.output }
+          : { kind: "stdout" };
   const mapRun = flags.nats ? (await import("../scale/coordinator.js")).natsRunner(flags) : runMap;
   const { summary, fatal } = await mapRun({
     plan,
@@ -295,6 +339,7 @@ async function runAndReport(
     stdout: process.stdout,
     stderr,
     progress: !flags.quiet && stderr.isTTY === true,
+    ...(cdm && !flags.nats ? { progressNote: cdm.progressNote } : {}),
     interrupt,
     gather: flags.gather,
     ...(flags.gatherMemory !== undefined ? { gatherMemory: flags.gatherMemory } : {}),
@@ -318,13 +363,16 @@ async function runAndReport(
     await summaryFile.close();
   }
   if (!flags.quiet) stderr.write(`${formatSummaryLine(summary)}\n`);
+  if (cdm && !flags.quiet) for (const line of cdm.summary()) stderr.write(`${line}\n`);
   if (summary.interrupted) {
     const kept =
       output.kind === "stdout"
         ? "written to stdout"
-        : output.kind === "sink"
+        : server
           ? "what the FHIR server accepted stays there"
-          : "not published (temporary files removed)";
+          : flags.db
+            ? "committed up to the last whole batch (a second run adds only what is missing)"
+            : "not published (temporary files removed)";
     stderr.write(
       `crossmap: interrupted by ${summary.interrupted} after ${summary.records_in} records; output ${kept}; ` +
         `the summary and errors cover what was done\n`,

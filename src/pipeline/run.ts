@@ -36,8 +36,19 @@ export type OutputTarget =
   | { kind: "stdout" }
   | { kind: "file"; path: string }
   | { kind: "dir"; path: string }
-  /** A sink the caller made (the FHIR server writer); the run writes, commits or aborts it. */
-  | { kind: "sink"; sink: OutputSink };
+  /**
+   * A sink made elsewhere (a CDM database or CSV tables, the FHIR server writer: src/sinks), its issues
+   * joining the run's; `byEntity` when it takes each target entity's records apart (as a folder does).
+   */
+  | {
+      kind: "sink";
+      open: (report: (issue: RunIssue) => Promise<void>) => Promise<OutputSink>;
+      byEntity: boolean;
+    };
+
+/** Whether a target gets its records split by target entity. */
+export const splitsByEntity = (output: OutputTarget): boolean =>
+  output.kind === "dir" || (output.kind === "sink" && output.byEntity);
 
 export interface MapRunOptions {
   plan: MappingPlan;
@@ -83,14 +94,20 @@ export interface MapRunOutcome {
 }
 
 export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
-  const perEntity = options.output.kind === "dir";
+  const perEntity = splitsByEntity(options.output);
   const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   const stage = { onError: options.onError, perEntity };
   // Side files and the sink first: a bad path must fail before any worker thread exists to keep us alive.
   const errors: WriteStream | undefined = options.errorsFile
     ? (await openForWriting(options.errorsFile, "--errors")).createWriteStream()
     : undefined;
-  const sink = await openSink(options.output, options.stdout);
+  // A sink's own issues (a value its destination cannot hold) are reported and counted as mapping issues are.
+  const fromSink: { report?: (issue: RunIssue) => Promise<void> } = {};
+  const sink = await openSink(
+    options.output,
+    options.stdout,
+    (issue) => fromSink.report?.(issue) ?? Promise.resolve(),
+  );
   let processor: BatchProcessor;
   try {
     const mapBatch = createBatchMapper(options.plan, stage);
@@ -128,6 +145,11 @@ export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
   const reportIssue = async (issue: RunIssue): Promise<void> => {
     if (errors) await writeText(errors, issueJsonLine(issue));
     else if (issueLines++ < maxIssueLines) options.stderr.write(`${formatIssueLine(issue)}\n`);
+  };
+  fromSink.report = async (issue) => {
+    // An error there is a row the destination refused: counted as a record with errors (exit code 1).
+    counter.addGathered(0, issue.severity === "error" ? 1 : 0, [issue]);
+    await reportIssue(issue);
   };
   for (const issue of options.inputIssues ?? []) await reportIssue(issue);
   counter.addIssues(options.inputIssues ?? []);
@@ -251,8 +273,12 @@ export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
   return fatal ? { summary, fatal } : { summary };
 }
 
-async function openSink(output: OutputTarget, stdout: Writable): Promise<OutputSink> {
-  if (output.kind === "sink") return output.sink;
+async function openSink(
+  output: OutputTarget,
+  stdout: Writable,
+  report: (issue: RunIssue) => Promise<void>,
+): Promise<OutputSink> {
+  if (output.kind === "sink") return output.open(report);
   if (output.kind === "file") return fileSink(output.path);
   if (output.kind === "dir") return dirSink(output.path);
   return streamSink(stdout);

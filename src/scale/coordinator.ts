@@ -3,7 +3,13 @@
 // clears its work and results from the streams.
 import { hostname } from "node:os";
 import { AppError } from "../errors.js";
-import { DEFAULT_BATCH_RECORDS, type MapRunOptions, type MapRunOutcome, runMap } from "../pipeline/run.js";
+import {
+  DEFAULT_BATCH_RECORDS,
+  type MapRunOptions,
+  type MapRunOutcome,
+  runMap,
+  splitsByEntity,
+} from "../pipeline/run.js";
 import type { BatchMapper } from "../pipeline/stage.js";
 import type { RunSummary } from "../pipeline/summary.js";
 import { BULK_STREAMS, closeNats, connectNats, ensureStreams, type Nats, natsFailure } from "./jetstream.js";
@@ -62,7 +68,7 @@ export async function runMapOverNats(options: NatsMapOptions): Promise<NatsMapOu
   });
   try {
     await ensureStreams(nats, BULK_STREAMS);
-    const stage = { onError: options.onError, perEntity: options.output.kind === "dir" };
+    const stage = { onError: options.onError, perEntity: splitsByEntity(options.output) };
     const run = options.resume ?? newRunId();
     const batchBytes = options.batchBytes ?? NATS_BATCH_BYTES;
     const descriptor = await describeRun({

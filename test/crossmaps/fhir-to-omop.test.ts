@@ -126,10 +126,10 @@ describe("FHIR R4 -> OMOP CDM v5.4 on the Synthea sample Bundles", () => {
       month_of_birth: 6,
       day_of_birth: 7,
       birth_datetime: "1993-06-07 00:00:00",
+      // No race or ethnicity source value (US Core gives the OMB category only): their source concepts are
+      // left empty, not 0 (CDM convention for nullable concept columns).
       race_concept_id: 0,
-      race_source_concept_id: 0,
       ethnicity_concept_id: 38003564,
-      ethnicity_source_concept_id: 0,
     });
   });
 
@@ -158,7 +158,7 @@ describe("FHIR R4 -> OMOP CDM v5.4 on the Synthea sample Bundles", () => {
         drug_exposure_end_datetime: "2020-01-02 08:00:00",
         drug_source_value: "197361",
         sig: "1 tablet daily",
-        route_concept_id: 0,
+        // No route in the dosage: route_concept_id (nullable) stays empty rather than 0.
       },
       issues: [],
     });

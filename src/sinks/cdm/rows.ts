@@ -1,0 +1,226 @@
+// Mapped CDM records (the pipeline's NDJSON, one target table at a time) -> CSV lines in the table's DDL
+// column order, with every id translated through the registry, values checked against their column, and
+// copies of rows already written left out (told apart by the table's key, see model.ts).
+import type { RunIssue } from "../../pipeline/types.js";
+import { rowHash } from "./id-table.js";
+import type { ColumnPlan, TableModel } from "./model.js";
+import type { IdRegistry } from "./registry.js";
+import { Bad, fieldText, isTooLong, keyText } from "./values.js";
+
+/** Registry ids (default), or the crossmap's own ids as they are (64-bit hashes: for a bigint DDL). */
+export type IdMode = "registry" | "source";
+
+export interface TableCounts {
+  /** Rows handed over to be written. */
+  written: number;
+  /** Copies of a row already written (same key, same content), left out. */
+  duplicates: number;
+  /** Rows left out because another row was written under their key first (each one an issue). */
+  conflicting: number;
+  /** Rows left out because a value did not fit (each one an issue). */
+  rejected: number;
+}
+
+const decoder = new TextDecoder();
+/** Integer literals JSON.parse would round (beyond 2^53) become strings, so ids keep every digit. */
+const BIG_INTEGER = /(?<!\\)":(-?\d{16,})(?=\s*[,}])/g;
+
+export class RowConverter {
+  readonly counts = new Map<string, TableCounts>();
+  private readonly unknownColumns = new Set<string>();
+  private readonly names = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly registry: IdRegistry,
+    private readonly report: (issue: RunIssue) => void,
+    private readonly ids: IdMode = "registry",
+  ) {}
+
+  countsOf(table: string): TableCounts {
+    let c = this.counts.get(table);
+    if (!c) {
+      c = { written: 0, duplicates: 0, conflicting: 0, rejected: 0 };
+      this.counts.set(table, c);
+    }
+    return c;
+  }
+
+  /** Converts the records of `text` (NDJSON) for `table`, handing each CSV line (with "\n") to `emit`. */
+  convert(table: TableModel, text: string | Uint8Array, emit: (line: string) => void): void {
+    const source = typeof text === "string" ? text : decoder.decode(text);
+    const safe = source.replace(BIG_INTEGER, '":"$1"');
+    let start = 0;
+    while (start < safe.length) {
+      let end = safe.indexOf("\n", start);
+      if (end < 0) end = safe.length;
+      const line = safe.slice(start, end);
+      start = end + 1;
+      if (line.trim() === "") continue;
+      const record = JSON.parse(line) as Record<string, unknown>;
+      const out = this.row(table, record);
+      if (out !== undefined) emit(out);
+    }
+  }
+
+  private issue(
+    table: string,
+    severity: "error" | "warning",
+    code: string,
+    message: string,
+    field?: string,
+  ): void {
+    const issue: RunIssue = { file: table, entity: table, code, severity, message };
+    if (field !== undefined) issue.field = `${table}.${field}`;
+    this.report(issue);
+  }
+
+  /** One record's CSV line, or undefined when it is left out. */
+  private row(table: TableModel, record: Record<string, unknown>): string | undefined {
+    const counts = this.countsOf(table.name);
+    const columns = table.columns;
+    let names = this.names.get(table.name);
+    if (!names) {
+      names = new Set(columns.map((c) => c.name));
+      this.names.set(table.name, names);
+    }
+    for (const name in record) if (!names.has(name)) this.unknownColumn(table.name, name);
+    const fields: string[] = new Array(columns.length);
+    let pkAt = -1;
+    let pkKey: string | undefined;
+    const what = () => describeRow(table, record);
+    for (let i = 0; i < columns.length; i++) {
+      const c = columns[i]!;
+      const value = record[c.name];
+      let text: string;
+      if (c.ref !== undefined || c.poly !== undefined) {
+        const key = keyText(value);
+        if (key === undefined) text = "";
+        else if (table.key.kind === "pk" && c.name === table.key.column) {
+          pkAt = i;
+          pkKey = key;
+          text = key;
+        } else {
+          const namespace = c.ref ?? this.polyTable(table, c, record, key);
+          text = namespace === undefined ? "" : this.idText(namespace, key);
+        }
+      } else {
+        const f = fieldText(c, value);
+        if (f instanceof Bad) {
+          this.issue(
+            table.name,
+            "error",
+            "invalid_value",
+            `${what()}: ${c.name}: ${f.message}; the row is not written`,
+            c.name,
+          );
+          counts.rejected++;
+          return undefined;
+        }
+        if (isTooLong(c, value)) {
+          this.issue(
+            table.name,
+            "warning",
+            "value_truncated",
+            `${what()}: ${c.name} is longer than its ${c.type}: cut to ${c.maxLength} characters`,
+            c.name,
+          );
+        }
+        text = f;
+      }
+      if (text === "" && c.notNull) {
+        this.issue(
+          table.name,
+          "error",
+          "missing_required",
+          `${what()}: ${c.name} is required (NOT NULL) and has no value; the row is not written`,
+          c.name,
+        );
+        counts.rejected++;
+        return undefined;
+      }
+      fields[i] = text;
+    }
+    const hash = rowHash(fields);
+    const { namespace, key } = this.rowKey(table, record, pkKey, hash);
+    const { claim, id } = this.registry.claim(namespace, key, hash);
+    if (claim === "same") {
+      counts.duplicates++;
+      return undefined;
+    }
+    if (claim === "differs") {
+      counts.conflicting++;
+      const name =
+        pkAt >= 0 ? `${columns[pkAt]!.name} ${this.ids === "registry" ? id : key}` : `the row of ${key}`;
+      this.issue(
+        table.name,
+        "warning",
+        "duplicate_differs",
+        `${table.name} ${name} (source id ${key}) was written before with other values; the first is kept`,
+      );
+      return undefined;
+    }
+    if (pkAt >= 0) fields[pkAt] = this.ids === "registry" ? String(id) : (pkKey as string);
+    counts.written++;
+    return `${fields.join(",")}\n`;
+  }
+
+  /** The registry namespace and key that tell this row apart (see model.ts RowKey). */
+  private rowKey(
+    table: TableModel,
+    record: Record<string, unknown>,
+    pkKey: string | undefined,
+    hash: number,
+  ) {
+    if (table.key.kind === "pk" && pkKey !== undefined) return { namespace: table.name, key: pkKey };
+    if (table.key.kind === "column") {
+      const key = keyText(record[table.key.column]);
+      if (key !== undefined) return { namespace: `${table.name}#row`, key };
+    }
+    return { namespace: `${table.name}#row`, key: `#${hash >>> 0}` };
+  }
+
+  private idText(namespace: string, key: string): string {
+    return this.ids === "registry" ? String(this.registry.idFor(namespace, key)) : key;
+  }
+
+  private polyTable(
+    table: TableModel,
+    c: ColumnPlan,
+    record: Record<string, unknown>,
+    key: string,
+  ): string | undefined {
+    const poly = c.poly!;
+    const by = record[poly.by];
+    const target = by === undefined || by === null ? undefined : poly.tables.get(String(by));
+    if (target === undefined) {
+      this.issue(
+        table.name,
+        "warning",
+        "unresolved_id",
+        `${describeRow(table, record)}: ${c.name} ${key} is left empty: ${poly.by} ${JSON.stringify(by ?? null)} names no table the registry knows`,
+        c.name,
+      );
+    }
+    return target;
+  }
+
+  private unknownColumn(table: string, name: string): void {
+    const id = `${table}.${name}`;
+    if (this.unknownColumns.has(id)) return;
+    this.unknownColumns.add(id);
+    this.issue(
+      table,
+      "warning",
+      "unknown_column",
+      `${table} has no column ${name} in the CDM DDL; its values are left out`,
+      name,
+    );
+  }
+}
+
+/** `person 3198808480235023718` (the table and the source key of its row), for messages. */
+function describeRow(table: TableModel, record: Record<string, unknown>): string {
+  const column = table.key.kind === "content" ? table.columns[0]!.name : table.key.column;
+  const key = keyText(record[column]);
+  return key === undefined ? `a ${table.name} row` : `${table.name} ${column} ${key}`;
+}

@@ -1,0 +1,124 @@
+// One value of a mapped record as CSV text for its CDM column (the DDL's type), or why it cannot be one.
+// CSV as COPY and the OHDSI loaders read it: RFC 4180 quoting, NULL as an empty unquoted field.
+import type { DdlColumn } from "./ddl.js";
+
+const INT_MIN = -(2 ** 31);
+const INT_MAX = 2 ** 31 - 1;
+const DECIMAL = /^-?\d+$/;
+const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+const DATE = /^(\d{4}-\d{2}-\d{2})(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?$/;
+const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?)?$/;
+
+/** A value's text, or a `Bad` saying why it does not fit the column. */
+export class Bad {
+  constructor(readonly message: string) {}
+}
+
+/** Quotes a text field when it must be (separators, quotes, line breaks, a leading backslash: COPY's `\.`). */
+export function csvText(s: string): string {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 44 || c === 34 || c === 10 || c === 13 || (c === 92 && i === 0)) {
+      return `"${s.replaceAll('"', '""')}"`;
+    }
+  }
+  return s;
+}
+
+/** The key text of an id value (a number, the digits of a big one, or a string id); undefined when empty. */
+export function keyText(value: unknown): string | undefined {
+  switch (typeof value) {
+    case "number":
+      return Number.isFinite(value) ? String(value) : undefined;
+    case "string":
+      return value === "" ? undefined : value;
+    case "bigint":
+      return value.toString();
+  }
+  return undefined;
+}
+
+/** The CSV field of `value` for column `c` (not an id column); "" for null. */
+export function fieldText(c: DdlColumn, value: unknown): string | Bad {
+  if (value === null || value === undefined || value === "") return "";
+  switch (c.kind) {
+    case "integer":
+    case "bigint": {
+      let n: number | undefined;
+      let text: string | undefined;
+      if (typeof value === "number" && Number.isInteger(value)) {
+        n = value;
+        text = String(value);
+      } else if (typeof value === "bigint") text = value.toString();
+      else if (typeof value === "string" && DECIMAL.test(value)) text = value;
+      if (text === undefined) return new Bad(`${describe(value)} is not an integer`);
+      if (c.kind === "integer") {
+        n ??= Number(text);
+        if (n < INT_MIN || n > INT_MAX) return new Bad(`${text} does not fit the column's integer type`);
+      }
+      return text;
+    }
+    case "numeric":
+      if (typeof value === "number" && Number.isFinite(value)) return String(value);
+      if (typeof value === "bigint") return value.toString();
+      if (typeof value === "string" && NUMBER.test(value)) return value;
+      return new Bad(`${describe(value)} is not a number`);
+    case "date": {
+      const m = typeof value === "string" ? DATE.exec(value) : null;
+      return m && isCalendarDate(m[1]!) ? m[1]! : new Bad(`${describe(value)} is not a date (YYYY-MM-DD)`);
+    }
+    case "timestamp": {
+      const m = typeof value === "string" ? TIMESTAMP.exec(value) : null;
+      if (!m || !isCalendarDate(m[1]!))
+        return new Bad(`${describe(value)} is not a date-time (YYYY-MM-DD hh:mm:ss)`);
+      return `${m[1]} ${m[2] ?? "00:00"}${m[3] ?? ":00"}`;
+    }
+    case "text": {
+      if (typeof value === "object") return new Bad(`${describe(value)} is not text`);
+      let s = String(value);
+      if (c.maxLength !== undefined && s.length > c.maxLength) s = truncate(s, c.maxLength);
+      return csvText(s);
+    }
+  }
+}
+
+/** A real day of the proleptic Gregorian calendar, year 1 or later (a database refuses 2020-02-30 for the whole batch). */
+function isCalendarDate(ymd: string): boolean {
+  const y = Number(ymd.slice(0, 4));
+  const m = Number(ymd.slice(5, 7));
+  const d = Number(ymd.slice(8, 10));
+  if (y < 1 || m < 1 || m > 12 || d < 1) return false;
+  const days =
+    m === 2
+      ? y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
+        ? 29
+        : 28
+      : [4, 6, 9, 11].includes(m)
+        ? 30
+        : 31;
+  return d <= days;
+}
+
+/** The first `max` characters (code points, as PostgreSQL's varchar counts them). */
+export function truncate(s: string, max: number): string {
+  const points = Array.from(s);
+  return points.length > max ? points.slice(0, max).join("") : s;
+}
+
+/** Whether fieldText shortened `value` for `c` (for the warning). */
+export function isTooLong(c: DdlColumn, value: unknown): boolean {
+  return (
+    c.kind === "text" &&
+    c.maxLength !== undefined &&
+    typeof value === "string" &&
+    value.length > c.maxLength &&
+    Array.from(value).length > c.maxLength
+  );
+}
+
+function describe(value: unknown): string {
+  if (typeof value === "string")
+    return JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value);
+  if (typeof value === "object") return Array.isArray(value) ? "an array" : "an object";
+  return String(value);
+}

@@ -1,0 +1,32 @@
+// Issue 28's acceptance (acceptance.ts) on Debian's PostgreSQL server (a private cluster), through CLI processes; skipped
+// with one line where PostgreSQL is not installed, outside CI.
+import { describe, expect, it } from "vitest";
+import { openDatabase } from "../../../src/sinks/db/client.js";
+import { postgresAvailable, startPostgres } from "../../support/postgres-server.js";
+import { acceptance, withVocabulary } from "./acceptance.js";
+import { cliProcess } from "./support.js";
+
+withVocabulary();
+
+describe.runIf(postgresAvailable())(
+  "a CDM v5.4 database on Debian's PostgreSQL server, through CLI processes",
+  () => {
+    it("loads both samples by COPY FROM STDIN into schema cdm and finishes with every key in force", async () => {
+      const server = await startPostgres();
+      try {
+        const url = `${server.url}?schema=cdm`;
+        const { finish, keys } = await acceptance(cliProcess, url, () => openDatabase(url));
+        expect(finish.lines.slice(3)).toEqual([
+          "  28 primary keys in force (28 applied now); 176 foreign keys in force (176 applied now)",
+          "  indices: 70 created, 0 already there",
+        ]);
+        expect(keys).toEqual([
+          { kind: "FOREIGN KEY", n: 176 },
+          { kind: "PRIMARY KEY", n: 28 },
+        ]);
+      } finally {
+        await server.stop();
+      }
+    }, 600_000);
+  },
+);
