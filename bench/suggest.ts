@@ -115,7 +115,8 @@ for (const [name, rank] of Object.entries(rankers)) {
     if (at === 0) top1++;
     if (at >= 0 && at < 5) top5++;
     if (at >= 0) mrr += 1 / (at + 1);
-    const k = (kindHits[l.kind] ??= [0, 0]);
+    const k = kindHits[l.kind] ?? [0, 0];
+    kindHits[l.kind] = k;
     k[1]++;
     if (at === 0) k[0]++;
     if (name === "suggest" && at !== 0)
