@@ -20,6 +20,7 @@ const SIZES: Record<string, [number, number]> = {
   tiny: [50_000, 400_000],
 };
 const { values } = parseArgs({
+  allowPositionals: true,
   options: {
     size: { type: "string", default: "full" },
     terms: { type: "string", default: "10000" },
