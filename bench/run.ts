@@ -9,6 +9,7 @@ const cases: Record<string, string> = {
   review: "review-load.ts",
   "cross-mapping-http": "cross-mapping-http.ts",
   vocab: "vocab.ts",
+  suggest: "suggest.ts",
   hl7v2: "hl7v2.ts",
   workbench: "workbench.ts",
   nats: "nats.ts",

@@ -26,6 +26,7 @@ const COMMANDS: { names: string[]; load: () => Promise<CommandRegistrar> }[] = [
   { names: ["export"], load: async () => (await import("./export.js")).registerExport },
   { names: ["import"], load: async () => (await import("./import.js")).registerImport },
   { names: ["revalidate"], load: async () => (await import("./revalidate.js")).registerRevalidate },
+  { names: ["suggest"], load: async () => (await import("./suggest.js")).registerSuggest },
   { names: ["worker"], load: async () => (await import("./worker.js")).registerWorker },
   { names: ["stream", "publish"], load: async () => (await import("./stream.js")).registerStream },
   { names: ["listen"], load: async () => (await import("./listen.js")).registerListen },

@@ -96,6 +96,47 @@ export function reviewConceptItem(
 }
 
 /**
+ * Choosing candidate k (1-based) of an item's ranked candidates: its concept becomes the target. The
+ * first is the suggestion, so choosing it is approving (method auto); any other is a reviewer's choice
+ * (method override). 409 when the item has no candidates, 422 when it has fewer than k.
+ */
+export function chooseCandidate(
+  item: ConceptItem,
+  projectId: string,
+  k: number,
+  comment?: string | null,
+): ConceptItem {
+  const candidates = item.candidates ?? [];
+  if (candidates.length === 0) {
+    throw new AppError(
+      409,
+      "no_candidates",
+      `${KIND_LABEL.concept} ${item.id} in project ${projectId} has no candidates to choose from; override it instead`,
+    );
+  }
+  const c = candidates[k - 1];
+  if (!c) {
+    throw new AppError(422, "validation_error", "Invalid request", [
+      {
+        path: ["body", "candidate"],
+        message: `${KIND_LABEL.concept} ${item.id} has ${candidates.length} candidate${candidates.length === 1 ? "" : "s"}`,
+        code: "value_error.number.not_le",
+      },
+    ]);
+  }
+  return {
+    ...item,
+    method: k === 1 ? "auto" : "override",
+    target_concept_id: c.concept_id,
+    target_concept_name: c.concept_name,
+    target_vocabulary_id: c.vocabulary_id,
+    equivalence: null,
+    ...(comment === undefined ? {} : { comment }),
+    ...(item.revalidation ? { revalidation: null } : {}),
+  };
+}
+
+/**
  * Revert: the decision fields of `past` (an earlier version of the item) on the current item. Source
  * fields, confidence and comment stay as they are now: undo takes back a decision, not an edit.
  */

@@ -24,6 +24,7 @@ import { crossMappingRoutes, DEFAULT_MAX_RECORDS } from "./routes/cross-mapping.
 import { projectDataRoutes } from "./routes/project-data.js";
 import { projectRoutes } from "./routes/projects.js";
 import { reviewRoutes } from "./routes/review.js";
+import { suggestRoutes } from "./routes/suggest.js";
 import { syncRoutes } from "./routes/sync.js";
 import { vocabularyRoutes } from "./routes/vocabulary.js";
 import { uiMiddleware } from "./ui.js";
@@ -118,6 +119,7 @@ export function createApp(options: AppOptions): CrossmapApp {
     ...crossMapping,
     ...vocabularyRoutes(options.vocabulary),
     ...projectDataRoutes(vocabulary, dataPool),
+    ...suggestRoutes(vocabulary),
     ...(options.extraRoutes ?? []),
   ];
   const openapi = buildOpenApi(routes);

@@ -35,6 +35,7 @@ export const presentConceptItem = (i: ConceptItem) => ({
   equivalence: i.equivalence ?? null,
   comment: i.comment ?? null,
   revalidation: i.revalidation ?? null,
+  candidates: i.candidates ?? null,
 });
 
 export const presentRun = (r: CrossMappingRun) => ({

@@ -43,6 +43,49 @@ export const conceptOverrideBody = z.object({
   comment: commentText.optional().meta({ description: "Left out: the item's comment is kept" }),
 });
 
+/** Most candidates an item carries. */
+export const MAX_ITEM_CANDIDATES = 50;
+
+const candidateFields = {
+  concept_id: conceptId,
+  concept_name: text.nullable().optional(),
+  vocabulary_id: name.nullable().optional(),
+  domain_id: name.nullable().optional(),
+  score: z.number().min(0).max(1).nullable().optional().meta({ description: "The ranking's score, 0 .. 1" }),
+  match: z
+    .string()
+    .max(32)
+    .nullable()
+    .optional()
+    .meta({ description: "How it was found: code, maps_to, name, mapped_name" }),
+};
+
+/** A candidate as a push gives it; missing fields are null. */
+export const candidateIn = z.object(candidateFields).transform((c) => ({
+  concept_id: c.concept_id,
+  concept_name: c.concept_name ?? null,
+  vocabulary_id: c.vocabulary_id ?? null,
+  domain_id: c.domain_id ?? null,
+  score: c.score ?? null,
+  match: c.match ?? null,
+}));
+
+export const candidateOut = z.object({
+  concept_id: z.number().int(),
+  concept_name: z.string().nullable(),
+  vocabulary_id: z.string().nullable(),
+  domain_id: z.string().nullable(),
+  score: z.number().nullable(),
+  match: z.string().nullable(),
+});
+
+export const chooseBody = z.object({
+  candidate: integer()
+    .min(1)
+    .meta({ description: "1-based position in the item's candidates: 1 approves the suggestion" }),
+  comment: commentText.optional().meta({ description: "Left out: the item's comment is kept" }),
+});
+
 // ---- items as returned ----
 
 const meta = {
@@ -90,6 +133,10 @@ export const conceptItemOut = z.object({
     })
     .nullable()
     .meta({ description: "Why a vocabulary release reopened the item; cleared by the next decision" }),
+  candidates: z.array(candidateOut).nullable().meta({
+    description:
+      "Ranked candidate concepts, best first (crossmap suggest, or POST .../concept-mapping/suggest); the suggestion is the first",
+  }),
 });
 
 export const runOut = z.object({
@@ -142,6 +189,9 @@ export const conceptPushItem = z.object({
   source_frequency: frequency.optional(),
   equivalence: equivalence.optional(),
   comment: commentText.optional(),
+  candidates: z.array(candidateIn).max(MAX_ITEM_CANDIDATES).nullable().optional().meta({
+    description: "Ranked candidate concepts, best first; left out: an update keeps the stored ones",
+  }),
 });
 
 export const runPushItem = z.object({

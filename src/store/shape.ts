@@ -38,4 +38,5 @@ export const conceptShape = (i: ConceptItem): ConceptItem => ({
   equivalence: i.equivalence ?? null,
   comment: i.comment ?? null,
   revalidation: i.revalidation ?? null,
+  candidates: i.candidates ?? null,
 });

@@ -72,6 +72,22 @@ export interface ConceptItem extends ItemMeta {
   comment?: string | null;
   /** Why a vocabulary release reopened the item (revalidate); cleared by the next decision. */
   revalidation?: Revalidation | null;
+  /**
+   * Ranked candidate concepts (crossmap suggest, or the suggest endpoint), best first; the suggestion
+   * (target_*) is the first when they were made. Reviews never change them.
+   */
+  candidates?: ConceptCandidate[] | null;
+}
+
+/** A candidate concept of a concept item, with the ranking's score (0 .. 1). */
+export interface ConceptCandidate {
+  concept_id: number;
+  concept_name: string | null;
+  vocabulary_id: string | null;
+  domain_id: string | null;
+  score: number | null;
+  /** How it was found: code, maps_to (the code's standard concept), name, mapped_name (a concept mapping to it). */
+  match?: string | null;
 }
 
 /** What `revalidate` records on an item it moved back to review. */
@@ -155,6 +171,8 @@ export const AUDIT_ACTIONS = [
   "revert",
   "import",
   "revalidate",
+  "choose",
+  "suggest",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -37,6 +37,17 @@ export interface ConceptItem {
   equivalence: string | null;
   comment: string | null;
   revalidation: { reason: string } | null;
+  /** Ranked candidate concepts, best first (crossmap suggest); keys 1-9 choose one. */
+  candidates?: Candidate[] | null;
+}
+
+export interface Candidate {
+  concept_id: number;
+  concept_name: string | null;
+  vocabulary_id: string | null;
+  domain_id: string | null;
+  score: number | null;
+  match: string | null;
 }
 
 export type Item = SchemaItem | ConceptItem;

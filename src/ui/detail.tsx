@@ -69,6 +69,22 @@ export function Detail({ item, history }: { item: Item | undefined; history: Aud
         </div>
       </dl>
       {isConcept(item) && item.revalidation && <p class="note">Back in review: {item.revalidation.reason}</p>}
+      {isConcept(item) && item.candidates && item.candidates.length > 0 && (
+        <>
+          <h3>Candidates</h3>
+          <ol class="candidates" aria-label="Candidates">
+            {item.candidates.map((c, i) => (
+              <li key={c.concept_id} class={c.concept_id === item.target_concept_id ? "chosen" : undefined}>
+                {i < 9 && <kbd>{i + 1}</kbd>} {c.concept_id} {c.concept_name ?? ""}{" "}
+                <span class="muted">
+                  {c.vocabulary_id ?? ""} {c.domain_id ?? ""}
+                </span>{" "}
+                <span class="score">{c.score === null ? "—" : c.score.toFixed(2)}</span>
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
       <h3>Comment</h3>
       <p class="comment">{item.comment ?? "No comment (press c to write one)."}</p>
       <h3>History</h3>

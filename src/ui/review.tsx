@@ -33,7 +33,7 @@ import { ItemsTable } from "./table.js";
 
 const PAGE = 50;
 
-type Action = "approve" | "reject" | "override" | "comment";
+type Action = "approve" | "reject" | "override" | "comment" | "choose";
 type Body = Record<string, unknown> | undefined;
 
 type Dialog =
@@ -299,6 +299,10 @@ export function Review(props: { projectId: string; kind: Kind; scope: string }) 
       "/": () => filterText.current?.focus(),
       "?": () => setDialog({ type: "help" }),
     };
+    // 1-9: choose that candidate of a concept item (the first is the suggestion).
+    if (/^[1-9]$/.test(e.key) && item && isConcept(item) && (item.candidates?.length ?? 0) >= Number(e.key)) {
+      keys[e.key] = () => decide(item, "choose", { candidate: Number(e.key) });
+    }
     const run = keys[e.key];
     if (run) {
       e.preventDefault();
@@ -475,7 +479,13 @@ function itemName(item: Item): string {
 }
 
 const label = (a: Action) =>
-  ({ approve: "Approved", reject: "Rejected", override: "Overrode", comment: "Commented on" })[a];
+  ({
+    approve: "Approved",
+    reject: "Rejected",
+    override: "Overrode",
+    comment: "Commented on",
+    choose: "Chose a candidate for",
+  })[a];
 
 function describe(action: Action, body: Body): string {
   if (action === "override" && body) {
@@ -483,6 +493,7 @@ function describe(action: Action, body: Body): string {
       ? `override with ${body.target_concept_id} ${body.target_concept_name ?? ""}`
       : `override with ${body.target_table}.${body.target_column}`;
   }
+  if (action === "choose" && body) return `choose candidate ${body.candidate}`;
   return action;
 }
 

@@ -1,6 +1,8 @@
 // The contract between the per-record transforms and a vocabulary index (built from OHDSI Athena files).
 // Every method is synchronous and answers `undefined` / `[]` for unknown input: it never throws per record.
 import type { SearchOptions, SearchResult } from "./search.js";
+import type { Candidate, SuggestOptions, TermQuery } from "./suggest.js";
+import type { Abbreviations } from "./suggest-text.js";
 
 export interface Concept {
   concept_id: number;
@@ -58,4 +60,6 @@ export interface VocabularyBridge {
   toDvCodedText(conceptId: number): DvCodedText | undefined;
   /** Concepts for a text, ranked (search.ts); absent on a bridge without a search index. */
   search?(text: string, options?: SearchOptions): SearchResult;
+  /** Ranked candidate concepts for a source term (suggest.ts); absent on a bridge without a search index. */
+  suggest?(term: TermQuery, options?: SuggestOptions, abbreviations?: Abbreviations): Candidate[];
 }

@@ -27,8 +27,11 @@ import {
   requireLittleEndian,
   slabKey,
 } from "./layout.js";
-import { ConceptSearch, type SearchOptions, type SearchResult } from "./search.js";
+import { ConceptSearch, type SearchOptions, type SearchResult, type SearchSlabs } from "./search.js";
 import { readSlab, type Slab } from "./slabs.js";
+import { type Candidate, Suggester, type SuggestOptions, type TermQuery } from "./suggest.js";
+import type { Abbreviations } from "./suggest-text.js";
+import { WordIndex } from "./suggest-words.js";
 import { fhirSystemFor, openehrTerminologyFor, vocabularyForSystem } from "./systems.js";
 
 export const DEFAULT_RELATIONSHIPS = ["Maps to", "Mapped from"] as const;
@@ -61,12 +64,17 @@ export const displayableName = (name: string): string | undefined =>
 const CLOSED_IDS = new HashTable([new Uint32Array(ID_SLOT)], ID_SLOT);
 const CLOSED_CODES = new HashTable([new Uint32Array(CODE_SLOT)], CODE_SLOT);
 
+const NO_ABBREVIATIONS = {};
+
 export class LmdbVocabularyBridge implements VocabularyBridge {
   private concepts: Slab[];
   private relations: Slab[];
   private ids: HashTable;
   private codes: HashTable;
   private searcher: ConceptSearch | undefined;
+  private searchSlabs: SearchSlabs | undefined;
+  private wordIndex: WordIndex | undefined;
+  private readonly suggesters = new WeakMap<object, Suggester>();
   readonly info: IndexInfo;
   /** Bytes of slabs that lmdb-js copied instead of mapping (small slabs): what opening costs. */
   readonly copiedBytes: number;
@@ -111,6 +119,7 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
       first: area("first"),
       columns: area("columns"),
     };
+    this.searchSlabs = search;
     this.searcher = info.search
       ? new ConceptSearch(search, info.search, info.concepts, {
           conceptAt: (ref) => this.conceptAt(ref),
@@ -195,6 +204,40 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     return this.searcher
       ? this.searcher.search(text, options)
       : { concepts: [], total: 0, total_relation: "eq" };
+  }
+
+  /**
+   * Ranked candidate concepts for a source term (suggest.ts): its code's concept or the standard concept
+   * that "Maps to" it first, then concepts whose names resemble its description. The first call builds
+   * the word index (a second or two for a full Athena vocabulary); an index without the search has none.
+   */
+  suggest(term: TermQuery, options?: SuggestOptions, abbreviations?: Abbreviations): Candidate[] {
+    return this.suggester(abbreviations)?.suggest(term, options) ?? [];
+  }
+
+  /** The suggester for an abbreviation table (one per table, sharing the word index). */
+  suggester(abbreviations?: Abbreviations): Suggester | undefined {
+    const info = this.info.search;
+    if (!info || !this.searchSlabs || this.concepts.length === 0) return undefined;
+    const key = abbreviations ?? NO_ABBREVIATIONS;
+    let s = this.suggesters.get(key);
+    if (!s) {
+      this.wordIndex ??= new WordIndex(this.searchSlabs, info, this.info.concepts);
+      s = new Suggester(
+        this.wordIndex,
+        this.searchSlabs.columns,
+        info,
+        {
+          conceptAt: (ref) => this.conceptAt(ref),
+          getConcept: (id) => this.getConcept(id),
+          lookupCode: (v, c) => this.lookupCode(v, c),
+          mapsTo: (id) => this.mapConcept(id, { relationships: ["Maps to"] }),
+        },
+        abbreviations,
+      );
+      this.suggesters.set(key, s);
+    }
+    return s;
   }
 
   /** Calls `visit` with the concept ref of each relation of `conceptId` in the `wanted` groups. */
@@ -356,6 +399,8 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     this.ids = CLOSED_IDS;
     this.codes = CLOSED_CODES;
     this.searcher = undefined;
+    this.searchSlabs = undefined;
+    this.wordIndex = undefined;
     return this.env.close();
   }
 

@@ -18,6 +18,7 @@ const ALL = [
   "export",
   "import",
   "revalidate",
+  "suggest",
   "worker",
   "stream",
   "publish",

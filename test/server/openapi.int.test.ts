@@ -98,12 +98,13 @@ it("documents the workbench endpoints and the fields they added", () => {
       { content: { "application/json": { schema: { properties: Record<string, unknown> } } } }
     >
   )["200"]!.content["application/json"].schema.properties;
-  expect(Object.keys(item).slice(-5)).toEqual([
+  expect(Object.keys(item).slice(-6)).toEqual([
     "source_vocabulary_id",
     "source_frequency",
     "equivalence",
     "comment",
     "revalidation",
+    "candidates",
   ]);
 });
 

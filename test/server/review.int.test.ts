@@ -161,6 +161,7 @@ describe("concept mapping item", () => {
       equivalence: null,
       comment: null,
       revalidation: null,
+      candidates: null,
     });
     expect(r.json).not.toHaveProperty("status");
   });

@@ -233,6 +233,7 @@ describe("concept mappings", () => {
       equivalence: null,
       comment: null,
       revalidation: null,
+      candidates: null,
     });
     expect(pull.items.find((i) => i.source_code === "F")).toMatchObject({
       method: "unmapped",

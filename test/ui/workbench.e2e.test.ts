@@ -409,4 +409,50 @@ describeChromium("the review workbench in chromium", () => {
     await axe("schema items");
     await shot("schema-items");
   });
+  it("shows a pushed item's ranked candidates and chooses candidate 2 with the keyboard", async () => {
+    await seedConcept(h, [
+      {
+        ...concept("c09", "J45.9", "Asthma", [317009, "Asthma"], 0.9, "review", 5),
+        candidates: [
+          {
+            concept_id: 317009,
+            concept_name: "Asthma",
+            vocabulary_id: "SNOMED",
+            domain_id: "Condition",
+            score: 0.9,
+          },
+          {
+            concept_id: 257581,
+            concept_name: "Exacerbation of asthma",
+            vocabulary_id: "SNOMED",
+            domain_id: "Condition",
+            score: 0.72,
+          },
+        ],
+      },
+    ]);
+    await page.getByRole("link", { name: "Concept items" }).click();
+    const row = page.locator("tbody tr[data-id='c09']");
+    await row.waitFor();
+    await row.click();
+    const list = page.getByRole("list", { name: "Candidates" });
+    await expect
+      .poll(() => list.locator("li").allTextContents())
+      .toEqual([
+        "1 317009 Asthma SNOMED Condition 0.90",
+        "2 257581 Exacerbation of asthma SNOMED Condition 0.72",
+      ]);
+    await axe("candidates");
+    await shot("candidates");
+    await page.keyboard.press("3"); // there is no third: nothing happens
+    await page.keyboard.press("2");
+    await expect.poll(() => status().textContent()).toBe("Chose a candidate for c09 (version 2)");
+    expect(await item("c09")).toMatchObject({
+      method: "override",
+      target_concept_id: 257581,
+      target_concept_name: "Exacerbation of asthma",
+      version: 2,
+    });
+    expect(await history("c09")).toEqual(["push_create - v1", "choose Dr. Ada v2"]);
+  });
 });

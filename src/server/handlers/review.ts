@@ -4,6 +4,7 @@
 import { AppError } from "../../errors.js";
 import {
   type ConceptOverride,
+  chooseCandidate,
   KIND_LABEL,
   type ReviewAction,
   restoreDecision,
@@ -68,6 +69,36 @@ export const reviewSchema = (stores: Stores, req: ReviewRequest<SchemaOverride>)
 
 export const reviewConcept = (stores: Stores, req: ReviewRequest<ConceptOverride>): Promise<ConceptItem> =>
   stores.write(() => decideInTransaction(stores, "concept", req));
+
+/**
+ * Chooses candidate k of a concept item as its target (rules.ts chooseCandidate): a review decision,
+ * audited as `choose`, in one transaction with its version check.
+ */
+export function choose(
+  stores: Stores,
+  req: ItemRequest & { candidate: number; comment?: string | null | undefined },
+): Promise<ConceptItem> {
+  return stores.write(() => {
+    const store = stores.conceptItems;
+    const before = getItem(store, "concept", req.projectId, req.itemId);
+    checkIfMatch(req.ifMatch, before.version, what("concept", before.id, req.projectId));
+    const now = nowIso();
+    const after: ConceptItem = {
+      ...chooseCandidate(before, req.projectId, req.candidate, req.comment),
+      version: before.version + 1,
+      updated_at: now,
+      reviewed_at: now,
+    };
+    return saveChange(
+      store,
+      stores.audit,
+      req.projectId,
+      before,
+      after,
+      facts("concept", "choose", req, now),
+    );
+  });
+}
 
 export interface ItemRequest extends Actor {
   projectId: string;

@@ -38,7 +38,7 @@ export interface PushRequest<F> {
 
 // A pushed item is the whole item: fields left out take these defaults, so pushing the same payload
 // twice is a no-op whatever the first push changed. The fields added after the spec (comment, source
-// vocabulary, frequency, equivalence) are the exception: left out, an update keeps them, so a client
+// vocabulary, frequency, equivalence, candidates) are the exception: left out, an update keeps them, so a client
 // that does not know them never wipes what reviewers wrote; null clears them.
 export const schemaFields = (p: {
   source_table?: string | null | undefined;
@@ -65,7 +65,13 @@ const given = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: 
 /** New items get null for the added fields a push left out. */
 const ADDED_FIELDS = {
   schema: { comment: null },
-  concept: { source_vocabulary_id: null, source_frequency: null, equivalence: null, comment: null },
+  concept: {
+    source_vocabulary_id: null,
+    source_frequency: null,
+    equivalence: null,
+    comment: null,
+    candidates: null,
+  },
 } as const;
 
 export const conceptFields = (p: {
@@ -81,6 +87,7 @@ export const conceptFields = (p: {
   source_frequency?: number | null | undefined;
   equivalence?: ConceptItem["equivalence"] | undefined;
   comment?: string | null | undefined;
+  candidates?: ConceptItem["candidates"] | undefined;
 }): ConceptFields => ({
   source_column: p.source_column ?? null,
   source_code: p.source_code,
@@ -94,6 +101,7 @@ export const conceptFields = (p: {
   ...given("source_frequency", p.source_frequency),
   ...given("equivalence", p.equivalence),
   ...given("comment", p.comment),
+  ...given("candidates", p.candidates),
 });
 
 const NATURAL_KEY_NAMES: Record<ItemKind, string> = {

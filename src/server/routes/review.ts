@@ -5,10 +5,16 @@ import type { ConceptOverride, ReviewAction, SchemaOverride } from "../../review
 import type { ItemKind, ItemOf } from "../../store/types.js";
 import type { Principal } from "../auth.js";
 import { applyBulk, type BulkDecision, planDecisions, planFilter } from "../handlers/bulk.js";
-import { type Actor, commentOn, decideInTransaction, revertTo } from "../handlers/review.js";
+import { type Actor, choose, commentOn, decideInTransaction, revertTo } from "../handlers/review.js";
 import { presentConceptItem, presentSchemaItem } from "../present.js";
 import { type AnyRoute, defineRoute } from "../route.js";
-import { conceptItemOut, conceptOverrideBody, schemaItemOut, schemaOverrideBody } from "../schemas.js";
+import {
+  chooseBody,
+  conceptItemOut,
+  conceptOverrideBody,
+  schemaItemOut,
+  schemaOverrideBody,
+} from "../schemas.js";
 import {
   bulkResponse,
   commentBody,
@@ -156,6 +162,33 @@ function filterOf(kind: ItemKind, f: Record<string, unknown>) {
   };
 }
 
+/** Choosing one of a concept item's ranked candidates: the documented way to pick another than the first. */
+const chooseRoute = (): AnyRoute =>
+  defineRoute({
+    method: "post",
+    path: `${itemBase("concept")}/:mapping_id/choose`,
+    summary: "Choose candidate k of the item's ranked candidates as its target concept",
+    description:
+      "`candidate` is 1-based: 1 is the suggestion (method auto, as approve), any other is a reviewer's choice (method override). The target fields become the candidate's; equivalence is cleared; audited as `choose`. 409 when the item has no candidates, 422 when it has fewer than `candidate`.",
+    tag: "concept mapping review",
+    access: "write",
+    body: chooseBody,
+    response: conceptItemOut,
+    errors: [401, 403, 404, 409, 412, 413, 422],
+    ifMatch: true,
+    handle: async ({ params, stores, principal, ifMatch, body }) => {
+      const after = await choose(stores, {
+        projectId: params.project_id!,
+        itemId: params.mapping_id!,
+        ifMatch,
+        candidate: body.candidate,
+        comment: body.comment,
+        ...actorOf(principal),
+      });
+      return { body: presentConceptItem(after), version: after.version };
+    },
+  });
+
 export const reviewRoutes = (): AnyRoute[] => [
   ...kindRoutes({
     kind: "schema",
@@ -183,4 +216,5 @@ export const reviewRoutes = (): AnyRoute[] => [
     out: conceptItemOut,
     present: presentConceptItem,
   }),
+  chooseRoute(),
 ];

@@ -1,0 +1,211 @@
+// Suggestion benchmark. (1) Quality: the labelled site-style terms of test/fixtures/suggest against the
+// sample vocabulary vocab/, by description only (no code), as top-1, top-5 and MRR, beside the word search
+// (`crossmap vocab search`) over the same terms in the same run. (2) Speed: 10,000 terms made from concept
+// names of the generated vocabulary (bench/vocab-generate.ts; misspelt, reordered, cut) suggested against
+// its index, in a child process for its own peak RSS, beside the word search over the same terms.
+// Usage: npx tsx bench/suggest.ts [--size full|small|tiny|none] [--terms N]   (default: full = 5M concepts)
+import { execFileSync } from "node:child_process";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { buildVocabulary } from "../src/vocab/build.js";
+import { openVocabulary } from "../src/vocab/lmdb-bridge.js";
+import { loadAbbreviations } from "../src/vocab/suggest-table.js";
+import { generateAthena } from "./vocab-generate.js";
+
+const SIZES: Record<string, [number, number]> = {
+  full: [5_000_000, 40_000_000],
+  small: [500_000, 4_000_000],
+  tiny: [50_000, 400_000],
+};
+const { values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    size: { type: "string", default: "full" },
+    terms: { type: "string", default: "10000" },
+    child: { type: "string" },
+  },
+});
+const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
+
+/** A term as a site might write a concept name: a letter dropped, words swapped, a word cut short. */
+function distort(name: string, i: number): string {
+  const words = name.split(" ");
+  if (i % 3 === 0 && words.length > 1) words.reverse();
+  if (i % 3 === 1) {
+    const k = words.findIndex((w) => w.length > 5);
+    if (k >= 0) words[k] = words[k]!.slice(0, 1) + words[k]!.slice(2);
+  }
+  if (i % 3 === 2) {
+    const k = words.findIndex((w) => w.length > 6);
+    if (k >= 0) words[k] = words[k]!.slice(0, 4);
+  }
+  return words.join(" ");
+}
+
+/** Child: suggest (or search) each term of the generated vocabulary's first concepts; one JSON line. */
+function speed(mode: string, dataDir: string, indexDir: string, n: number): void {
+  const fd = openSync(join(dataDir, "CONCEPT.csv"), "r");
+  const buf = Buffer.alloc(8 << 20);
+  const got = readSync(fd, buf, 0, buf.length, 0);
+  closeSync(fd);
+  const lines = buf.toString("utf8", 0, got).split("\n").slice(1, -1);
+  const terms: { id: number; text: string }[] = [];
+  for (let i = 0; terms.length < n && i < lines.length; i++) {
+    const f = lines[i]!.split("\t");
+    if (f[5] === "S") terms.push({ id: Number(f[0]), text: distort(f[1]!.replace(/"/g, ""), terms.length) });
+  }
+  const t0 = performance.now();
+  const bridge = openVocabulary(indexDir);
+  const table = loadAbbreviations();
+  let firstMs = 0;
+  let top5 = 0;
+  for (const [i, t] of terms.entries()) {
+    const ids =
+      mode === "suggest"
+        ? bridge.suggest({ description: t.text }, { limit: 5 }, table).map((c) => c.concept_id)
+        : bridge.search(t.text, { limit: 5, standard: true }).concepts.map((c) => c.concept_id);
+    if (i === 0) firstMs = performance.now() - t0;
+    if (ids.includes(t.id)) top5++;
+  }
+  const ms = performance.now() - t0;
+  console.log(
+    JSON.stringify({
+      terms: terms.length,
+      ms: Math.round(ms),
+      first_ms: Math.round(firstMs),
+      top5: top5 / terms.length,
+      rss_mb: peakRssMb(),
+    }),
+  );
+}
+
+if (values.child) {
+  const [dataDir, indexDir] = process.argv.slice(-2) as [string, string];
+  speed(values.child, dataDir, indexDir, Number(values.terms));
+  process.exit(0);
+}
+
+// ---- quality over the labelled set ----
+const dir = mkdtempSync(join(tmpdir(), "suggest-bench-"));
+await buildVocabulary({ sourceDir: "vocab", outDir: join(dir, "index") });
+const bridge = openVocabulary(join(dir, "index"));
+const table = loadAbbreviations();
+const rows = readFileSync("test/fixtures/suggest/labelled-terms.csv", "utf8").trim().split("\n").slice(1);
+const labelled = rows.map((r) => {
+  const m = /^(.*),(\d+),(\w+)$/.exec(r)!;
+  return { text: m[1]!.replace(/^"|"$/g, "").replace(/""/g, '"'), id: Number(m[2]), kind: m[3]! };
+});
+type Ranker = (text: string) => number[];
+const rankers: Record<string, Ranker> = {
+  suggest: (t) => bridge.suggest({ description: t }, { limit: 50 }, table).map((c) => c.concept_id),
+  "word search": (t) => bridge.search(t, { limit: 50, standard: true }).concepts.map((c) => c.concept_id),
+};
+const quality: Record<string, { top1: number; top5: number; mrr: number; byKind: Record<string, number> }> =
+  {};
+const misses: string[] = [];
+for (const [name, rank] of Object.entries(rankers)) {
+  let top1 = 0;
+  let top5 = 0;
+  let mrr = 0;
+  const kindHits: Record<string, [number, number]> = {};
+  for (const l of labelled) {
+    const ids = rank(l.text);
+    const at = ids.indexOf(l.id);
+    if (at === 0) top1++;
+    if (at >= 0 && at < 5) top5++;
+    if (at >= 0) mrr += 1 / (at + 1);
+    const k = kindHits[l.kind] ?? [0, 0];
+    kindHits[l.kind] = k;
+    k[1]++;
+    if (at === 0) k[0]++;
+    if (name === "suggest" && at !== 0)
+      misses.push(`${l.kind}\t${l.text}\t${l.id}\tat ${at + 1 || "-"}\tgot ${ids[0] ?? "-"}`);
+  }
+  const n = labelled.length;
+  quality[name] = {
+    top1: top1 / n,
+    top5: top5 / n,
+    mrr: mrr / n,
+    byKind: Object.fromEntries(Object.entries(kindHits).map(([k, [h, t]]) => [k, h / t])),
+  };
+}
+await bridge.close();
+rmSync(dir, { recursive: true, force: true });
+const f = (x: number) => x.toFixed(3);
+console.log(
+  `labelled terms: ${labelled.length} (test/fixtures/suggest/labelled-terms.csv), vocabulary: vocab/, by description only`,
+);
+console.log("ranker        top-1  top-5  MRR    top-1 by kind");
+for (const [name, q] of Object.entries(quality)) {
+  const kinds = Object.entries(q.byKind)
+    .map(([k, v]) => `${k} ${f(v)}`)
+    .join(", ");
+  console.log(`${name.padEnd(13)} ${f(q.top1)}  ${f(q.top5)}  ${f(q.mrr)}  ${kinds}`);
+}
+if (process.env.SUGGEST_MISSES) console.log(misses.join("\n"));
+
+// ---- speed against the generated vocabulary ----
+let speedResult: Record<string, unknown> = {};
+if (values.size !== "none") {
+  const preset = SIZES[values.size!];
+  if (!preset) throw new Error(`--size must be one of ${Object.keys(SIZES).join(", ")}, none`);
+  const [concepts, relationships] = preset;
+  const dataDir = join("bench", "out", `athena-v2-${concepts}-${relationships}`);
+  const indexDir = join("bench", "out", `index-${concepts}-${relationships}`);
+  if (!existsSync(join(dataDir, "CONCEPT_RELATIONSHIP.csv"))) {
+    process.stderr.write(`generating ${concepts} concepts in ${dataDir}\n`);
+    generateAthena({ concepts, relationships, out: dataDir });
+  }
+  if (!existsSync(join(indexDir, "vocab.mdb"))) {
+    process.stderr.write(`building ${indexDir} (kept for later runs)\n`);
+    await buildVocabulary({ sourceDir: dataDir, outDir: indexDir });
+  }
+  const child = (mode: string) =>
+    JSON.parse(
+      execFileSync(
+        process.execPath,
+        ["--import", "tsx", "bench/suggest.ts", "--child", mode, "--terms", values.terms!, dataDir, indexDir],
+        {
+          encoding: "utf8",
+          stdio: ["ignore", "pipe", "inherit"],
+        },
+      )
+        .trim()
+        .split("\n")
+        .pop()!,
+    ) as { terms: number; ms: number; first_ms: number; top5: number; rss_mb: number };
+  const s = child("suggest");
+  const w = child("search");
+  console.log(`\n${s.terms} terms against ${concepts} generated concepts (own process each; open included)`);
+  console.log("ranker        total s  first term ms  top-5 (own name)  peak RSS MB");
+  for (const [name, r] of [
+    ["suggest", s],
+    ["word search", w],
+  ] as const) {
+    console.log(
+      `${name.padEnd(13)} ${(r.ms / 1000).toFixed(1).padStart(7)}  ${String(r.first_ms).padStart(13)}  ${f(r.top5).padStart(16)}  ${String(r.rss_mb).padStart(11)}`,
+    );
+  }
+  speedResult = {
+    concepts,
+    terms: s.terms,
+    suggest_s: s.ms / 1000,
+    suggest_rss_mb: s.rss_mb,
+    search_s: w.ms / 1000,
+    time_ratio: s.ms / w.ms,
+    suggest_top5_generated: s.top5,
+    search_top5_generated: w.top5,
+  };
+}
+console.log(
+  JSON.stringify({
+    bench: "suggest",
+    top1: quality.suggest!.top1,
+    top5: quality.suggest!.top5,
+    mrr: quality.suggest!.mrr,
+    top1_ratio_to_search: quality.suggest!.top1 / quality["word search"]!.top1,
+    ...speedResult,
+  }),
+);

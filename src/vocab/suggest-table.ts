@@ -1,0 +1,27 @@
+// The abbreviation table `crossmap suggest` reads: the built-in crossmaps/suggest/abbreviations.tsv, or a
+// user's file of the same form (suggest-text.ts parseAbbreviations). Read once per process and shared.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { BUILTIN_DIR } from "../crossmap/catalog.js";
+import { AppError } from "../errors.js";
+import { type Abbreviations, parseAbbreviations } from "./suggest-text.js";
+
+export const BUILTIN_ABBREVIATIONS = join(BUILTIN_DIR, "suggest", "abbreviations.tsv");
+
+const loaded = new Map<string, Abbreviations>();
+
+/** The table in `file` (default: the built-in one), parsed once. */
+export function loadAbbreviations(file: string = BUILTIN_ABBREVIATIONS): Abbreviations {
+  let table = loaded.get(file);
+  if (!table) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (err) {
+      throw new AppError(400, "input_error", `cannot read ${file}: ${(err as Error).message}`);
+    }
+    table = parseAbbreviations(text, file);
+    loaded.set(file, table);
+  }
+  return table;
+}

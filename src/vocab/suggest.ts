@@ -1,0 +1,400 @@
+// Ranked candidate concepts for a source term, as a reviewer knows them from OHDSI Usagi: an exact code
+// (or the standard concept it "Maps to") first, then concepts whose name or synonyms resemble the term's
+// description. The description's words are matched to the index's words (exactly, by prefix for
+// abbreviations, within a small edit distance for misspellings, through an abbreviation table), concepts
+// are gathered from those words' posting lists with IDF weights, and the best few hundred are ranked by
+// the TF-IDF cosine of their names' character 2- and 3-grams. A non-standard concept that "Maps to" a
+// standard one counts for that standard concept. Work per term is bounded by caps on the postings read.
+import type { Concept } from "./bridge.js";
+import { COLUMN_WIDTH, ROW_BITS, ROW_MASK, type SearchInfo } from "./layout.js";
+import type { Slab } from "./slabs.js";
+import {
+  type Abbreviations,
+  cosine,
+  type GramVector,
+  gramVector,
+  readings,
+  wordsOf,
+} from "./suggest-text.js";
+import type { WordIndex, WordMatch } from "./suggest-words.js";
+
+export interface SuggestOptions {
+  /** Only concepts of these vocabulary_ids. */
+  vocabularies?: readonly string[] | undefined;
+  /** Only concepts of these domain_ids. */
+  domains?: readonly string[] | undefined;
+  /** Only standard, valid concepts (default true); a non-standard match then counts for what it maps to. */
+  standard?: boolean | undefined;
+  /** How many candidates (default 5, at most MAX_CANDIDATES). */
+  limit?: number | undefined;
+}
+
+/** How a candidate was found. */
+export type CandidateMatch = "code" | "maps_to" | "name" | "mapped_name";
+
+export interface Candidate {
+  concept_id: number;
+  concept_name: string;
+  vocabulary_id: string;
+  domain_id: string;
+  /** 1 for a code match; else the similarity of the term to the concept's name, 0 .. 1. */
+  score: number;
+  match: CandidateMatch;
+}
+
+/** A source term: its code and code system (a vocabulary_id), or the source concept it already has, and its text. */
+export interface TermQuery {
+  code?: string | null | undefined;
+  vocabularyId?: string | null | undefined;
+  sourceConceptId?: number | null | undefined;
+  description?: string | null | undefined;
+}
+
+export const DEFAULT_CANDIDATES = 5;
+export const MAX_CANDIDATES = 50;
+
+/**
+ * What bounds the work per term (tests lower them to reach every path with a small index).
+ * readCap: postings read from one word's list; a word with more only confirms concepts already found.
+ * confirmCap: concepts a common word confirms. rerank: concepts per reading whose names are compared.
+ */
+export const suggestTuning = { readCap: 20_000, confirmCap: 5_000, rerank: 150 };
+
+/** Words of a description beyond these are ignored. */
+const MAX_WORDS = 16;
+const RANK_UNIT = 2 ** ROW_BITS;
+
+/** What the suggester reads from the rest of the index (lmdb-bridge.ts). */
+export interface SuggestSource {
+  conceptAt(ref: number): Concept;
+  getConcept(id: number): Concept | undefined;
+  lookupCode(vocabularyId: string, code: string): Concept | undefined;
+  /** Concepts a concept "Maps to". */
+  mapsTo(conceptId: number): Concept[];
+}
+
+interface Pick {
+  row: number;
+  ref: number;
+  /** Share of the reading's weight its words found in the concept (name or synonym). */
+  coverage: number;
+  reading: number;
+}
+
+export class Suggester {
+  private readonly acc: Float32Array;
+  private readonly best: Float32Array;
+  private readonly shift: number;
+  private readonly mask: number;
+  private readonly vocabularyIds: string[];
+  private readonly domainIds: string[];
+
+  constructor(
+    private readonly words: WordIndex,
+    private readonly columns: Slab[],
+    info: SearchInfo,
+    private readonly source: SuggestSource,
+    private readonly abbreviations: Abbreviations | undefined,
+  ) {
+    this.acc = new Float32Array(words.rows);
+    this.best = new Float32Array(words.rows);
+    this.shift = info.column_shift;
+    this.mask = 2 ** info.column_shift - 1;
+    this.vocabularyIds = info.vocabularies;
+    this.domainIds = info.domains;
+  }
+
+  /** Candidates for a source term, best first: its code's concepts, then text matches. */
+  suggest(term: TermQuery, options: SuggestOptions = {}): Candidate[] {
+    const limit = Math.max(1, Math.min(MAX_CANDIDATES, Math.floor(options.limit ?? DEFAULT_CANDIDATES)));
+    const standard = options.standard !== false;
+    const passes = (c: Concept) =>
+      (!options.vocabularies?.length || options.vocabularies.includes(c.vocabulary_id)) &&
+      (!options.domains?.length || options.domains.includes(c.domain_id)) &&
+      (!standard || (c.standard_concept === "S" && !c.invalid_reason));
+    const out: Candidate[] = [];
+    const add = (c: Concept, score: number, match: CandidateMatch) => {
+      if (passes(c) && !out.some((o) => o.concept_id === c.concept_id)) out.push(candidate(c, score, match));
+    };
+    for (const c of this.codeConcepts(term)) {
+      add(c, 1, "code");
+      if (c.standard_concept !== "S" || c.invalid_reason) {
+        for (const m of this.source.mapsTo(c.concept_id)) add(m, 1, "maps_to");
+      }
+    }
+    if (term.description && out.length < limit) {
+      for (const c of this.byText(term.description, options, standard, passes, limit)) {
+        if (!out.some((o) => o.concept_id === c.concept_id)) out.push(c);
+      }
+    }
+    return out.slice(0, limit);
+  }
+
+  private codeConcepts(term: TermQuery): Concept[] {
+    if (term.sourceConceptId) {
+      const c = this.source.getConcept(term.sourceConceptId);
+      if (c) return [c];
+    }
+    if (term.code && term.vocabularyId) {
+      const c = this.source.lookupCode(term.vocabularyId, term.code);
+      if (c) return [c];
+    }
+    return [];
+  }
+
+  /** Text matches, best first. */
+  private byText(
+    text: string,
+    options: SuggestOptions,
+    standard: boolean,
+    passes: (c: Concept) => boolean,
+    limit: number,
+  ): Candidate[] {
+    const raw = wordsOf(text).slice(0, MAX_WORDS);
+    if (raw.length === 0) return [];
+    const variants = readings(raw, this.abbreviations).map((v) => v.flatMap((w) => this.split(w)));
+    const rowFilter = this.rowFilter(options, standard);
+    const picks = new Map<number, Pick>();
+    const matchLists = variants.map((v) => v.map((w) => this.words.matches(w)));
+    for (const [k, v] of variants.entries()) {
+      for (const p of this.gather(v, matchLists[k]!, rowFilter)) {
+        const seen = picks.get(p.row);
+        if (!seen || seen.coverage < p.coverage) picks.set(p.row, { ...p, reading: k });
+      }
+    }
+    const idf = this.words.gramIdf;
+    const vectors = variants.map((v) => gramVector(v, idf));
+    const scored = new Map<number, Candidate>();
+    const keep = (c: Concept, score: number, match: CandidateMatch) => {
+      if (!passes(c)) return;
+      const had = scored.get(c.concept_id);
+      if (!had || had.score < score) scored.set(c.concept_id, candidate(c, score, match));
+    };
+    for (const p of picks.values()) {
+      const concept = this.source.conceptAt(p.ref);
+      const score = this.similarity(concept.concept_name, variants, vectors, matchLists, p);
+      const isStandard = concept.standard_concept === "S" && !concept.invalid_reason;
+      if (isStandard || !standard) keep(concept, score, "name");
+      if (!isStandard && standard) {
+        for (const m of this.source.mapsTo(concept.concept_id)) keep(m, score, "mapped_name");
+      }
+    }
+    return [...scored.values()]
+      .sort(
+        (a, b) =>
+          b.score - a.score || a.concept_name.length - b.concept_name.length || a.concept_id - b.concept_id,
+      )
+      .slice(0, limit);
+  }
+
+  /**
+   * How alike a reading of the term and a name are: the n-gram cosine of the name and the reading with
+   * each word replaced by the name's word it was matched to (a corrected misspelling, a spelt-out
+   * prefix), discounted by how sure those matches were; at least a share of how much of the term the
+   * concept's name or synonyms hold (a synonym's text is not in the index, only its words).
+   */
+  private similarity(
+    name: string,
+    variants: string[][],
+    vectors: GramVector[],
+    matchLists: WordMatch[][][],
+    pick: Pick,
+  ): number {
+    const nameWords = wordsOf(name);
+    const idf = this.words.gramIdf;
+    const nameVector = gramVector(nameWords, idf);
+    let best = 0;
+    for (const [k, v] of variants.entries()) {
+      let score = cosine(vectors[k]!, nameVector);
+      const aligned: string[] = [];
+      let weight = 0;
+      let total = 0;
+      let inName = 0;
+      let changed = false;
+      for (const [i, w] of v.entries()) {
+        const wordIdf = this.wordWeight(matchLists[k]![i]!);
+        total += wordIdf;
+        if (nameWords.includes(w)) {
+          aligned.push(w);
+          weight += wordIdf;
+          inName += wordIdf;
+          continue;
+        }
+        let found: { text: string; weight: number } | undefined;
+        for (const m of matchLists[k]![i]!) {
+          const text = this.words.texts[m.token]!;
+          if (m.how !== "exact" && nameWords.includes(text) && (!found || found.weight < m.weight)) {
+            found = { text, weight: m.weight };
+          }
+        }
+        if (found) {
+          aligned.push(found.text);
+          weight += wordIdf * found.weight;
+          inName += wordIdf * found.weight;
+          changed = true;
+        } else {
+          aligned.push(w);
+          weight += wordIdf;
+        }
+      }
+      if (changed) score = Math.max(score, cosine(gramVector(aligned, idf), nameVector) * (weight / total));
+      // Half the likeness of the texts, half how much of the term the name holds: a short name that lacks
+      // a word of the term ("gram of creatinine" for "creatinine serum") should not beat a longer one
+      // that has them all.
+      score = 0.5 * score + 0.5 * (inName / total);
+      // The concept holds words of the term that its name lacks: a synonym has them (its text is not in
+      // the index, only its words), so how much of the term it holds stands in for the name's likeness.
+      if (k === pick.reading && pick.coverage - inName / total > 0.2)
+        score = Math.max(score, 0.85 * pick.coverage);
+      // Readings that spell out an abbreviation are a guess: a little below the words as written.
+      if (k > 0) score *= 0.97;
+      if (score > best) best = score;
+    }
+    return Math.round(best * 1e4) / 1e4;
+  }
+
+  /** The weight of a query word: the IDF of its best match, or of a word seen once when it has none. */
+  private wordWeight(matches: WordMatch[]): number {
+    let w = 0;
+    for (const m of matches) w = Math.max(w, this.words.idf(m.token) * m.weight);
+    return w > 0 ? w : Math.log(1 + this.words.rows);
+  }
+
+  /**
+   * Concepts holding a reading's words, as picks. Rarer words first: each reads its lists (up to
+   * readCap) into the accumulator, a word's score in a concept being the best of its matches; a word
+   * with longer lists only adds to concepts already found (up to confirmCap of them).
+   */
+  private gather(reading: string[], matchLists: WordMatch[][], accepts: (row: number) => boolean): Pick[] {
+    const { readCap, confirmCap, rerank } = suggestTuning;
+    const { acc, best } = this;
+    const order = reading
+      .map((_, i) => i)
+      .filter((i) => matchLists[i]!.length > 0)
+      .sort((a, b) => this.rarest(matchLists[a]!) - this.rarest(matchLists[b]!));
+    const touched: number[] = [];
+    let total = 0;
+    for (const i of reading.keys()) total += this.wordWeight(matchLists[i]!);
+    for (const i of order) {
+      const wordTouched: number[] = [];
+      for (const m of matchLists[i]!) {
+        const value = this.words.idf(m.token) * m.weight;
+        const { words, start, count } = this.words.list(m.token);
+        if (count <= readCap || touched.length === 0) {
+          for (let k = start, end = start + Math.min(count, readCap); k < end; k++) {
+            const row = words[k]! & ROW_MASK;
+            if (best[row] === 0) wordTouched.push(row);
+            if (best[row]! < value) best[row] = value;
+          }
+        } else {
+          for (const row of this.strongest(touched, confirmCap)) {
+            if (contains(words, start, count, this.rank(row) * RANK_UNIT + row)) {
+              if (best[row] === 0) wordTouched.push(row);
+              if (best[row]! < value) best[row] = value;
+            }
+          }
+        }
+      }
+      for (const row of wordTouched) {
+        if (acc[row] === 0) touched.push(row);
+        acc[row]! += best[row]!;
+        best[row] = 0;
+      }
+    }
+    // The best by coverage, nudged towards names of about the reading's length.
+    const length = reading.join(" ").length;
+    const top: { key: number; row: number }[] = [];
+    for (const row of touched) {
+      const coverage = acc[row]! / total;
+      if (!accepts(row)) continue;
+      const nameLength = this.column(row, 4) & 0xff;
+      const key = coverage * (0.75 + (0.25 * Math.min(length, nameLength)) / Math.max(length, nameLength, 1));
+      if (top.length >= rerank && key <= top[top.length - 1]!.key) continue;
+      let at = top.length;
+      while (at > 0 && top[at - 1]!.key < key) at--;
+      top.splice(at, 0, { key, row });
+      if (top.length > rerank) top.pop();
+    }
+    const picks = top.map(({ row }) => ({
+      row,
+      ref: this.column(row, 3),
+      coverage: Math.min(1, acc[row]! / total),
+      reading: 0,
+    }));
+    for (const row of touched) acc[row] = 0;
+    return picks;
+  }
+
+  /** Up to `n` of the touched rows, the highest scores first (all of them when they are few). */
+  private strongest(touched: number[], n: number): number[] {
+    if (touched.length <= n) return touched;
+    return [...touched].sort((a, b) => this.acc[b]! - this.acc[a]!).slice(0, n);
+  }
+
+  private rarest(matches: WordMatch[]): number {
+    let n = Number.POSITIVE_INFINITY;
+    for (const m of matches) n = Math.min(n, this.words.df[m.token]!);
+    return n;
+  }
+
+  /**
+   * A test of a row against the filters, before "Maps to": a non-standard concept stays in the running
+   * (whatever its vocabulary) when standard concepts are asked for, as it may map to one; invalid ones
+   * and concepts outside the domains do not.
+   */
+  private rowFilter(options: SuggestOptions, standard: boolean): (row: number) => boolean {
+    const table = (wanted: readonly string[] | undefined, ids: string[]) => {
+      if (!wanted || wanted.length === 0) return undefined;
+      const t = new Uint8Array(ids.length + 1);
+      for (const w of wanted) {
+        const n = ids.indexOf(w);
+        if (n >= 0) t[n] = 1;
+      }
+      return t;
+    };
+    const vocabularies = table(options.vocabularies, this.vocabularyIds);
+    const domains = table(options.domains, this.domainIds);
+    return (row) => {
+      const facets = this.column(row, 2);
+      const rank = this.column(row, 4) >>> 8;
+      if (rank === 3 || (domains && domains[facets >>> 16] !== 1)) return false;
+      if (standard && rank !== 0) return true;
+      return !vocabularies || vocabularies[facets & 0xffff] === 1;
+    };
+  }
+
+  private column(row: number, k: number): number {
+    return this.columns[row >>> this.shift]!.words[(row & this.mask) * COLUMN_WIDTH + k]!;
+  }
+
+  private rank(row: number): number {
+    return this.column(row, 4) >>> 8;
+  }
+
+  /** A word the index lacks that runs letters into digits (`5mg`, `covid19`) is read as its parts. */
+  private split(word: string): string[] {
+    if (this.words.find(word) >= 0 || !/\d/.test(word) || !/[^\d]/.test(word)) return [word];
+    return word.match(/\d+|[^\d]+/g) ?? [word];
+  }
+}
+
+const candidate = (c: Concept, score: number, match: CandidateMatch): Candidate => ({
+  concept_id: c.concept_id,
+  concept_name: c.concept_name,
+  vocabulary_id: c.vocabulary_id,
+  domain_id: c.domain_id,
+  score,
+  match,
+});
+
+/** Whether ascending `list[start, start + count)` holds `value` (binary search). */
+function contains(list: Uint32Array, start: number, count: number, value: number): boolean {
+  let lo = start;
+  let hi = start + count;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < start + count && list[lo] === value;
+}
