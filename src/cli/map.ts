@@ -6,7 +6,8 @@ import { Option } from "commander";
 import { AppError, formatProblem, type Problem } from "../errors.js";
 import type { GatherMode } from "../pipeline/gatherer.js";
 import { defaultsToEr7 } from "../pipeline/hl7v2/detect.js";
-import { type InputPlan, resolveInputs } from "../pipeline/inputs.js";
+import type { Hl7v2StageOptions } from "../pipeline/hl7v2/stage.js";
+import { type AnyInputPlan, resolveInputs } from "../pipeline/inputs.js";
 import { catchInterrupt, type Interrupt, signalExitCode } from "../pipeline/interrupt.js";
 import { formatIssueLine } from "../pipeline/issues.js";
 import {
@@ -191,17 +192,15 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
   if (flags.format === "hl7v2" || er7(plan.source)) {
     if (flags.nats) throw usage("--nats maps records; HL7 v2 feeds go through `crossmap stream`");
     // Imported only here: the ER7 reader and its HL7 v2 tables cost every other run start-up time.
-    const { hl7v2MapCommand } = await import("../pipeline/hl7v2/command.js");
-    return hl7v2MapCommand(
+    const { hl7v2RunParts } = await import("../pipeline/hl7v2/command.js");
+    const first = spec.crossmaps[0];
+    const { inputs, hl7v2 } = await hl7v2RunParts(
       files,
       flags,
-      plan,
-      process,
-      typeof spec.crossmaps[0] === "object" ? spec.crossmaps[0].file : spec.crossmaps[0],
-      record &&
-        (async (summary, fatal) => {
-          await record(summary, fatal, [undefined]);
-        }),
+      typeof first === "object" ? first.file : first,
+    );
+    return interruptible((interrupt) =>
+      runAndReport(flags, { spec, plan, inputs, inputIssues: [], interrupt, record, hl7v2 }),
     );
   }
   if (!flags.quiet) {
@@ -222,10 +221,16 @@ async function mapCommand(files: string[], flags: MapFlags): Promise<number> {
     },
     skipped: (issue) => inputIssues.push(issue),
   });
-  // From here on a signal is caught: the summary and errors files are written for what was done.
+  return interruptible((interrupt) =>
+    runAndReport(flags, { spec, plan, inputs, inputIssues, interrupt, record }),
+  );
+}
+
+/** From here on a signal is caught: the summary and errors files are written for what was done. */
+async function interruptible(run: (interrupt: Interrupt) => Promise<number>): Promise<number> {
   const interrupt = catchInterrupt();
   try {
-    return await runAndReport(flags, { spec, plan, inputs, inputIssues, interrupt, record });
+    return await run(interrupt);
   } finally {
     interrupt.dispose();
   }
@@ -236,14 +241,16 @@ async function runAndReport(
   run: {
     spec: PlanSpec;
     plan: MappingPlan;
-    inputs: InputPlan[];
+    inputs: AnyInputPlan[];
     inputIssues: RunIssue[];
     interrupt: Interrupt;
     /** With --project: records the run in the project's history. */
     record: RunRecorder | undefined;
+    /** HL7 v2 runs: how messages become Bundles. */
+    hl7v2?: Hl7v2StageOptions;
   },
 ): Promise<number> {
-  const { spec, plan, inputs, inputIssues, interrupt, record } = run;
+  const { spec, plan, inputs, inputIssues, interrupt, record, hl7v2 } = run;
   const stderr = process.stderr;
   const summaryFile = flags.summary ? await openForWriting(flags.summary, "--summary") : undefined;
   const output: OutputTarget = flags.outDir
@@ -269,11 +276,12 @@ async function runAndReport(
     interrupt,
     gather: flags.gather,
     ...(flags.gatherMemory !== undefined ? { gatherMemory: flags.gatherMemory } : {}),
+    ...(hl7v2 ? { hl7v2 } : {}),
   });
   const recorded = await record?.(
     summary,
     fatal ? formatIssueLine(fatal) : undefined,
-    inputs.map((i) => i.entity),
+    hl7v2 ? [undefined] : inputs.map((i) => i.entity),
   );
   if (summaryFile) {
     const project = recorded
@@ -286,11 +294,17 @@ async function runAndReport(
     await summaryFile.writeFile(`${JSON.stringify({ ...summary, ...project }, null, 2)}\n`);
     await summaryFile.close();
   }
-  if (!flags.quiet) stderr.write(`${formatSummaryLine(summary)}\n`);
+  if (!flags.quiet) {
+    const line = hl7v2
+      ? (await import("../pipeline/hl7v2/command.js")).formatHl7v2Summary(summary)
+      : formatSummaryLine(summary);
+    stderr.write(`${line}\n`);
+  }
   if (summary.interrupted) {
     const kept = output.kind === "stdout" ? "written to stdout" : "not published (temporary files removed)";
+    const records = hl7v2 ? `${summary.messages} messages` : `${summary.records_in} records`;
     stderr.write(
-      `crossmap: interrupted by ${summary.interrupted} after ${summary.records_in} records; output ${kept}; ` +
+      `crossmap: interrupted by ${summary.interrupted} after ${records}; output ${kept}; ` +
         `the summary and errors cover what was done\n`,
     );
     // A read that never ends (stdin from a terminal or a pipe) must not keep the process alive.

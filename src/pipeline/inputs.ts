@@ -9,7 +9,7 @@ import type { JsonStreamOptions } from "./json-stream.js";
 import { lineBatches } from "./lines.js";
 import type { MappingPlan } from "./plan.js";
 import { sniffJson } from "./sniff.js";
-import type { Batch, InputFormat, RunIssue } from "./types.js";
+import type { AnyBatch, Batch, InputFormat, ReadFormat, RunIssue } from "./types.js";
 
 export interface InputPlan {
   /** The path, or "-" for stdin. */
@@ -19,6 +19,9 @@ export interface InputPlan {
   /** Size in bytes, when it is a file. */
   size: number | undefined;
 }
+
+/** An input of any format a run reads: record files, or HL7 v2 messages. */
+export type AnyInputPlan = Omit<InputPlan, "format"> & { format: ReadFormat };
 
 export interface ResolveInputsOptions {
   inputs: string[];
@@ -265,12 +268,36 @@ const READERS: Record<InputFormat, Reader> = {
 
 /** The batches of one input, read lazily: nothing is read until the caller asks for the next batch. */
 export function readInput(input: InputPlan, options: ReadOptions): AsyncIterable<Batch> {
+  return READERS[input.format](input, inputBytes(input, options), options);
+}
+
+/** The same for an input of any format: HL7 v2 messages are cut into batches of whole messages. */
+export function readAnyInput(input: AnyInputPlan, options: ReadOptions): AsyncIterable<AnyBatch> {
+  if (input.format !== "hl7v2") return readInput(input as InputPlan, options);
+  return er7(input, inputBytes(input, options), options);
+}
+
+async function* er7(
+  input: AnyInputPlan,
+  bytes: AsyncIterable<Uint8Array>,
+  o: ReadOptions,
+): AsyncGenerator<AnyBatch> {
+  const { er7Batches } = await import("./hl7v2/batches.js");
+  yield* er7Batches(bytes, {
+    file: input.file,
+    batchBytes: o.batchBytes,
+    maxRecordBytes: o.maxRecordBytes,
+    limitLabel: limitLabel(o.maxRecordBytes),
+  });
+}
+
+function inputBytes(input: AnyInputPlan, options: ReadOptions): AsyncIterable<Uint8Array> {
   const stream =
     input.file === "-"
       ? options.stdin
       : // Large reads: fewer syscalls; the readers cut each read into batches.
         createReadStream(input.file, { highWaterMark: READ_BYTES });
-  return READERS[input.format](input, counted(stream, options.onBytes), options);
+  return counted(stream, options.onBytes);
 }
 
 async function* counted(stream: Readable, onBytes: (n: number) => void): AsyncGenerator<Uint8Array> {

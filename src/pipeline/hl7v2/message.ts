@@ -2,9 +2,12 @@
 // deterministic id and the fullUrls of the segments it belongs with, so resources of one message
 // reference each other. Or, for a malformed message, a report of where and why.
 import { createHash } from "node:crypto";
+import type { MappingIssue } from "../../crossmap/types.js";
 import { ER7 } from "../../transforms/hl7v2-value.js";
+import type { LineFault } from "./decode.js";
 import { compileUnescape, type Delimiters, readDelimiters } from "./delimiters.js";
 import type { FieldNames } from "./names.js";
+import { readProblem, segmentPosition, segmentProblems } from "./problems.js";
 import { compileSegmentParser, SEGMENT_ID, type SegmentParser, type SegmentRecord } from "./segment.js";
 import type { RawMessage } from "./split.js";
 import {
@@ -68,6 +71,8 @@ export interface Hl7Message {
   id: string;
   delimiters: Delimiters;
   segments: (SegmentRecord & { $ctx: SegmentContext })[];
+  /** What reading the text found wrong (invalid UTF-8, forbidden characters), by segment and field. */
+  problems?: MappingIssue[];
 }
 
 export interface MalformedMessage {
@@ -97,6 +102,8 @@ export interface ParseOptions {
   timezone?: string;
   /** The Bundle type being made, passed as `$ctx.bundle` (a crossmap writes a MessageHeader for `message`). */
   bundle?: string;
+  /** Invalid UTF-8 the decoder replaced, by line (`base` is the line number of index 0). */
+  faults?: { base: number; lines: ReadonlyMap<number, LineFault[]> };
 }
 
 /** Deterministic: the same segment text always gives the same id, whatever the line ends were. */
@@ -113,7 +120,7 @@ const ORDER_GROUP_PARENTS = new Set(["OBR", "RXA", "RXE", "RXO"]);
 const NO_NAMES: FieldNames = new Map();
 const parserCache = new WeakMap<FieldNames, Map<string, SegmentParser>>();
 
-function parserFor(d: Delimiters, names: FieldNames = NO_NAMES): SegmentParser {
+export function parserFor(d: Delimiters, names: FieldNames = NO_NAMES): SegmentParser {
   const key = `${d.field}${d.component}${d.repetition}${d.escape}${d.subcomponent}${d.truncation ?? ""}`;
   let byKey = parserCache.get(names);
   if (byKey === undefined) {
@@ -122,7 +129,7 @@ function parserFor(d: Delimiters, names: FieldNames = NO_NAMES): SegmentParser {
   }
   let p = byKey.get(key);
   if (p === undefined) {
-    p = compileSegmentParser(d, compileUnescape(d), names);
+    p = compileSegmentParser(d, compileUnescape(d, readProblem), names);
     if (byKey.size < 64) byKey.set(key, p);
   }
   return p;
@@ -135,15 +142,22 @@ export function parseMessage(raw: RawMessage, options: ParseOptions = {}): Hl7Me
       index: raw.index,
       segment,
       segmentType: (raw.segments[segment - 1] ?? "").slice(0, 3),
-      line: raw.line + segment - 1,
+      line: raw.lines?.[segment - 1] ?? raw.line + segment - 1,
       message,
     };
     if (file !== undefined) m.file = file;
     return m;
   };
   const first = raw.segments[0] as string;
-  if (!first.startsWith("MSH"))
-    return bad(1, `message does not start with MSH but with "${first.slice(0, 20)}"`);
+  if (!first.startsWith("MSH")) {
+    // Quoted as JSON: what stands there may be anything (random bytes), and must not reach a terminal raw.
+    const n = raw.segments.length;
+    const lines = n === 1 ? `line ${raw.line}` : `${n} lines from line ${raw.line}`;
+    return bad(
+      1,
+      `${lines} ${n === 1 ? "is" : "are"} no HL7 v2 message: no MSH segment starts ${n === 1 ? "it" : "them"} (the first begins ${JSON.stringify(first.slice(0, 20))}); not read`,
+    );
+  }
   const delimiters = readDelimiters(first);
   if (typeof delimiters === "string") return bad(1, delimiters);
   for (let i = 0; i < raw.segments.length; i++) {
@@ -152,24 +166,24 @@ export function parseMessage(raw: RawMessage, options: ParseOptions = {}): Hl7Me
     if (!SEGMENT_ID.test(id) || (s.length > 3 && s[3] !== delimiters.field)) {
       return bad(
         i + 1,
-        `"${s.slice(0, 20)}" is not a segment: expected a 3-character id and "${delimiters.field}"`,
+        `${JSON.stringify(s.slice(0, 20))} is not a segment: expected a 3-character id and "${delimiters.field}"`,
       );
     }
   }
+  const { problems, segments } = segmentProblems(raw, delimiters, file, options.faults);
   const parse = parserFor(delimiters, options.names);
   const hash = createHash("sha1").update(raw.segments.join("\r")).digest("hex");
   const mapped = options.mapped ?? (() => true);
   const consumed = options.consumed ?? (() => false);
-  const prefix = `${file ?? ""}#${raw.index}/`;
   const records: Hl7Message["segments"] = [];
-  const msh = parse(first);
+  const msh = parse(segments[0] as string);
   for (let i = 0; i < raw.segments.length; i++) {
     const type = raw.segments[i]?.slice(0, 3) as string;
     const record =
       i === 0
         ? msh
         : mapped(type) || consumed(type)
-          ? parse(raw.segments[i] as string)
+          ? parse(segments[i] as string)
           : ({ [ER7]: true } as SegmentRecord);
     const id = uuidFrom(hash, i + 1);
     const ctx: SegmentContext = {
@@ -178,7 +192,7 @@ export function parseMessage(raw: RawMessage, options: ParseOptions = {}): Hl7Me
       type,
       message: raw.index,
       segment: i + 1,
-      position: `${prefix}${i + 1} ${type}`,
+      position: segmentPosition(file, raw.index, i + 1, type),
       ref: {},
       children: {},
     } as unknown as SegmentContext;
@@ -208,6 +222,7 @@ export function parseMessage(raw: RawMessage, options: ParseOptions = {}): Hl7Me
   } else link(records, mapped);
   const out: Hl7Message = { index: raw.index, id: uuidFrom(hash, 0), delimiters, segments: records };
   if (file !== undefined) out.file = file;
+  if (problems !== undefined) out.problems = problems;
   return out;
 }
 
