@@ -79,8 +79,11 @@ describe("er7Batches", () => {
       const batches = await cut(bytes, batchBytes, () => Math.floor(r() * readMax));
       expect(fromBatches(batches), `seed ${seed}`).toEqual(whole);
       expect(batches.map((b) => b.text).join(""), `seed ${seed}`).toBe(text);
-      for (const b of batches.slice(1))
-        expect(b.text as string, `seed ${seed}`).toMatch(/^[\u000b\u001c\ufeff]*(MSH|BHS|BTS)/);
+      for (const b of batches.slice(1)) {
+        let start = b.text as string;
+        while ("\u000b\u001c\ufeff".includes(start[0] ?? "x")) start = start.slice(1);
+        expect(start.slice(0, 3), `seed ${seed}`).toMatch(/^(MSH|BHS|BTS)$/);
+      }
     }
   });
 
