@@ -5,8 +5,10 @@ import type { Command } from "commander";
 import { Option } from "commander";
 import { AppError, formatProblem, type Problem } from "../errors.js";
 import type { GatherMode } from "../pipeline/gatherer.js";
+import { bundleLineSink } from "../pipeline/hl7v2/bundle-sink.js";
 import { defaultsToEr7 } from "../pipeline/hl7v2/detect.js";
-import { type InputPlan, resolveInputs } from "../pipeline/inputs.js";
+import type { Hl7v2StageOptions } from "../pipeline/hl7v2/stage.js";
+import { type AnyInputPlan, resolveInputs } from "../pipeline/inputs.js";
 import { catchInterrupt, type Interrupt, signalExitCode } from "../pipeline/interrupt.js";
 import { formatIssueLine } from "../pipeline/issues.js";
 import {
@@ -21,6 +23,7 @@ import { type OutputTarget, runMap } from "../pipeline/run.js";
 import { formatSummaryLine } from "../pipeline/summary.js";
 import type { InputFormat, OnError, RunIssue } from "../pipeline/types.js";
 import { openForWriting } from "../pipeline/writers.js";
+import type { FhirServerWriter } from "../sinks/fhir-server/writer.js";
 import type { UnreviewedMode } from "../transforms/overlay.js";
 import {
   addFhirServerOptions,
@@ -251,19 +254,28 @@ async function mapCommand(files: string[], flags: MapFlags, bundleGiven: boolean
     if (flags.db || flags.outFormat === "csv")
       throw usage("--db and --out-format csv take records, not HL7 v2 messages");
     // Imported only here: the ER7 reader and its HL7 v2 tables cost every other run start-up time.
-    const { hl7v2MapCommand } = await import("../pipeline/hl7v2/command.js");
+    const { hl7v2RunParts } = await import("../pipeline/hl7v2/command.js");
     const server = await hl7v2Server(flags, bundleGiven);
-    return hl7v2MapCommand(
+    const first = spec.crossmaps[0];
+    const { inputs, hl7v2 } = await hl7v2RunParts(
       files,
-      server ? { ...flags, bundle: "transaction", sink: server.writer.messages(server.as) } : flags,
-      plan,
-      process,
-      typeof spec.crossmaps[0] === "object" ? spec.crossmaps[0].file : spec.crossmaps[0],
-      (server || record) &&
-        (async (summary, fatal) => {
-          if (server) await foldServerReport(server.writer, summary, serverFold(flags, process.stderr));
-          await record?.(summary, fatal, [undefined]);
-        }),
+      // The server takes transaction Bundles (sent as they are, or made a batch by the writer).
+      server ? { ...flags, bundle: "transaction" } : flags,
+      typeof first === "object" ? first.file : first,
+    );
+    // Each Bundle line names its message, so that the server's issues point at it.
+    if (server) hl7v2.located = true;
+    return interruptible((interrupt) =>
+      runAndReport(flags, {
+        spec,
+        plan,
+        inputs,
+        inputIssues: [],
+        interrupt,
+        record,
+        hl7v2,
+        ...(server ? { hl7v2Server: server } : {}),
+      }),
     );
   }
   if (!flags.quiet) {
@@ -284,10 +296,16 @@ async function mapCommand(files: string[], flags: MapFlags, bundleGiven: boolean
     },
     skipped: (issue) => inputIssues.push(issue),
   });
-  // From here on a signal is caught: the summary and errors files are written for what was done.
+  return interruptible((interrupt) =>
+    runAndReport(flags, { spec, plan, inputs, inputIssues, interrupt, record }),
+  );
+}
+
+/** From here on a signal is caught: the summary and errors files are written for what was done. */
+async function interruptible(run: (interrupt: Interrupt) => Promise<number>): Promise<number> {
   const interrupt = catchInterrupt();
   try {
-    return await runAndReport(flags, { spec, plan, inputs, inputIssues, interrupt, record });
+    return await run(interrupt);
   } finally {
     interrupt.dispose();
   }
@@ -298,17 +316,22 @@ async function runAndReport(
   run: {
     spec: PlanSpec;
     plan: MappingPlan;
-    inputs: InputPlan[];
+    inputs: AnyInputPlan[];
     inputIssues: RunIssue[];
     interrupt: Interrupt;
     /** With --project: records the run in the project's history. */
     record: RunRecorder | undefined;
+    /** HL7 v2 runs: how messages become Bundles. */
+    hl7v2?: Hl7v2StageOptions;
+    /** HL7 v2 runs with --fhir-server: the writer, and the Bundles it sends each message as. */
+    hl7v2Server?: Hl7v2Server;
   },
 ): Promise<number> {
-  const { spec, plan, inputs, inputIssues, interrupt, record } = run;
+  const { spec, plan, inputs, inputIssues, interrupt, record, hl7v2 } = run;
   const stderr = process.stderr;
   const summaryFile = flags.summary ? await openForWriting(flags.summary, "--summary") : undefined;
-  const server = await fhirServerWriter(flags);
+  const hl7Server = run.hl7v2Server;
+  const server = hl7v2 ? hl7Server?.writer : await fhirServerWriter(flags);
   const cdm =
     flags.db || flags.outFormat === "csv"
       ? await (await import("./map-cdm.js")).cdmTarget(flags, plan, (line) => {
@@ -316,7 +339,13 @@ async function runAndReport(
         })
       : undefined;
   const output: OutputTarget = server
-    ? { kind: "sink", open: async () => server.records(), byEntity: false }
+    ? {
+        kind: "sink",
+        // HL7 v2: each message's Bundle to the writer as it is; records: resources batched by the writer.
+        open: async () =>
+          hl7Server ? bundleLineSink(hl7Server.writer.messages(hl7Server.as)) : server.records(),
+        byEntity: false,
+      }
     : cdm
       ? cdm.output
       : flags.outDir
@@ -344,12 +373,13 @@ async function runAndReport(
     gather: flags.gather,
     ...(flags.gatherMemory !== undefined ? { gatherMemory: flags.gatherMemory } : {}),
     ...(server ? { progressNote: () => server.note() } : {}),
+    ...(hl7v2 ? { hl7v2 } : {}),
   });
   if (server) await foldServerReport(server, summary, serverFold(flags, stderr));
   const recorded = await record?.(
     summary,
     fatal ? formatIssueLine(fatal) : undefined,
-    inputs.map((i) => i.entity),
+    hl7v2 ? [undefined] : inputs.map((i) => i.entity),
   );
   if (summaryFile) {
     const project = recorded
@@ -362,9 +392,15 @@ async function runAndReport(
     await summaryFile.writeFile(`${JSON.stringify({ ...summary, ...project }, null, 2)}\n`);
     await summaryFile.close();
   }
-  if (!flags.quiet) stderr.write(`${formatSummaryLine(summary)}\n`);
+  if (!flags.quiet) {
+    const line = hl7v2
+      ? (await import("../pipeline/hl7v2/command.js")).formatHl7v2Summary(summary)
+      : formatSummaryLine(summary);
+    stderr.write(`${line}\n`);
+  }
   if (cdm && !flags.quiet) for (const line of cdm.summary()) stderr.write(`${line}\n`);
   if (summary.interrupted) {
+    const records = hl7v2 ? `${summary.messages} messages` : `${summary.records_in} records`;
     const kept =
       output.kind === "stdout"
         ? "written to stdout"
@@ -374,7 +410,7 @@ async function runAndReport(
             ? "committed up to the last whole batch (a second run adds only what is missing)"
             : "not published (temporary files removed)";
     stderr.write(
-      `crossmap: interrupted by ${summary.interrupted} after ${summary.records_in} records; output ${kept}; ` +
+      `crossmap: interrupted by ${summary.interrupted} after ${records}; output ${kept}; ` +
         `the summary and errors cover what was done\n`,
     );
     // A read that never ends (stdin from a terminal or a pipe) must not keep the process alive.
@@ -393,7 +429,12 @@ async function runAndReport(
  * With --fhir-server, the writer and the Bundles it sends for HL7 v2: transaction unless --bundle says
  * batch; without it, --bundle batch is refused (a batch Bundle of urn:uuid references means nothing in a file).
  */
-async function hl7v2Server(flags: MapFlags, bundleGiven: boolean) {
+interface Hl7v2Server {
+  writer: FhirServerWriter;
+  as: "transaction" | "batch";
+}
+
+async function hl7v2Server(flags: MapFlags, bundleGiven: boolean): Promise<Hl7v2Server | undefined> {
   if (flags.fhirServer === undefined) {
     if (flags.bundle === "batch") throw usage("--bundle batch goes with --fhir-server");
     return undefined;
@@ -402,10 +443,8 @@ async function hl7v2Server(flags: MapFlags, bundleGiven: boolean) {
   if (as !== "transaction" && as !== "batch") {
     throw usage(`--fhir-server sends transaction or batch Bundles, not --bundle ${as}`);
   }
-  const progress = !flags.quiet && process.stderr.isTTY ? process.stderr : undefined;
-  const writer = (await fhirServerWriter(flags, progress)) as NonNullable<
-    Awaited<ReturnType<typeof fhirServerWriter>>
-  >;
+  // Its progress is the run's progress line (progressNote), as for records.
+  const writer = (await fhirServerWriter(flags)) as FhirServerWriter;
   return { writer, as: as as "transaction" | "batch" };
 }
 

@@ -141,27 +141,29 @@ export function parseTargetPath(path: string): TargetSegment[] {
   });
 }
 
+/**
+ * Compiles a path into straight-line code with the keys as literals, as setters are (names are validated by
+ * the path grammar, and quoted with JSON.stringify). A closure shared by every getter (`(r) => r[k]`) has
+ * one feedback vector for all of them, so its property loads went megamorphic: measured on the HL7 v2
+ * samples, the three shared getter closures took ~8.5% of a message's CPU; generated, each path has
+ * its own inline caches, monomorphic on the records of its entity. Generated on the first call, as setters
+ * are (a `new Function` at load made most of a large crossmap's compile time).
+ */
 export function compileGetter(steps: readonly Step[]): Getter {
-  if (steps.length === 1) {
-    const k = steps[0] as string;
-    return (r) => r[k];
-  }
-  if (steps.length === 2) {
-    const a = steps[0] as string;
-    const b = steps[1] as Step;
-    return (r) => {
-      const x = r[a] as Record<Step, unknown> | null | undefined;
-      return x !== null && typeof x === "object" ? x[b] : undefined;
-    };
-  }
+  let generated: Getter | undefined;
   return (r) => {
-    let cur: unknown = r;
-    for (const s of steps) {
-      if (cur === null || typeof cur !== "object") return undefined;
-      cur = (cur as Record<Step, unknown>)[s];
-    }
-    return cur;
+    generated ??= generateGetter(steps);
+    return generated(r);
   };
+}
+
+function generateGetter(steps: readonly Step[]): Getter {
+  const key = (s: Step) => (typeof s === "number" ? String(s) : JSON.stringify(s));
+  let body = `let c = r[${key(steps[0] as Step)}];\n`;
+  for (let i = 1; i < steps.length; i++) {
+    body += `if (c === null || typeof c !== "object") return undefined;\nc = c[${key(steps[i] as Step)}];\n`;
+  }
+  return new Function(`return function get(r) {\n${body}return c;\n};`)() as Getter;
 }
 
 /** Writes `value` at a fixed path, creating objects and arrays on the way. False on a conflict. */

@@ -5,7 +5,7 @@ import { extname, join } from "node:path";
 import { AppError } from "../errors.js";
 import { withoutGz } from "./gzip.js";
 import type { MappingPlan } from "./plan.js";
-import type { InputFormat, RunIssue } from "./types.js";
+import type { InputFormat, ReadFormat, RunIssue } from "./types.js";
 
 export interface InputPlan {
   /** The path, or "-" for stdin. */
@@ -17,6 +17,9 @@ export interface InputPlan {
   /** Why a member of an input folder cannot be read (a link to nothing): one issue, the others mapped. */
   unreadable?: string;
 }
+
+/** An input of any format a run reads: record files, or HL7 v2 messages. */
+export type AnyInputPlan = Omit<InputPlan, "format"> & { format: ReadFormat };
 
 export interface ResolveInputsOptions {
   inputs: string[];
@@ -157,4 +160,4 @@ async function whyUnreadable(path: string, name: string, err: NodeJS.ErrnoExcept
   return `cannot read ${name}: ${err.message}; nothing of it is read`;
 }
 
-export { type ReadOptions, readInput } from "./readers.js";
+export { type ReadOptions, readAnyInput, readInput } from "./readers.js";

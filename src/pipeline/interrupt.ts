@@ -41,3 +41,36 @@ export function catchInterrupt(): Interrupt {
     },
   };
 }
+
+/** What `interruptible` waits give when the interrupt came first. */
+export const STOPPED: unique symbol = Symbol("stopped");
+
+/**
+ * Waits for a promise, or for the interrupt, whichever comes first. Not Promise.race against the
+ * interrupt's promise: every race would leave a reaction on that never-settling promise, holding its batch
+ * result for the rest of the run (measured: RSS grew with the input). One listener wakes whichever wait
+ * is current.
+ */
+export function interruptible(
+  stop: Interrupt | undefined,
+): <T>(p: Promise<T>) => Promise<T | typeof STOPPED> {
+  let wake: (() => void) | undefined;
+  stop?.wait.then(() => wake?.());
+  return <T>(p: Promise<T>) => {
+    if (stop === undefined) return p;
+    return new Promise<T | typeof STOPPED>((resolve, reject) => {
+      if (stop.signal !== undefined) return resolve(STOPPED);
+      wake = () => resolve(STOPPED);
+      p.then(
+        (value) => {
+          wake = undefined;
+          resolve(value);
+        },
+        (err: unknown) => {
+          wake = undefined;
+          reject(err);
+        },
+      );
+    });
+  };
+}

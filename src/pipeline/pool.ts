@@ -5,13 +5,13 @@ import { AppError } from "../errors.js";
 import { debugPipeline, type ThreadStats } from "./debug.js";
 import { DEFAULT_MAX_RECORD_BYTES, workerHeapMb } from "./limits.js";
 import { type BatchMapper, encodeOutput } from "./stage.js";
-import type { Batch, BatchResult } from "./types.js";
+import type { AnyBatch, BatchResult } from "./types.js";
 import type { FromWorker, ToWorker, WorkerData, WorkerInit } from "./worker.js";
 
 export interface BatchProcessor {
   /** How many batches may be in flight before the caller should wait for the oldest. */
   readonly capacity: number;
-  submit(batch: Batch): Promise<BatchResult>;
+  submit(batch: AnyBatch): Promise<BatchResult>;
   close(): Promise<void>;
   /** CROSSMAP_DEBUG=pipeline: batches mapped on this thread, and each worker's stats (asked at close). */
   readonly mainBatches?: number;
@@ -219,7 +219,7 @@ export function startWorkerPool(options: {
       const id = nextId++;
       let message: ToWorker = { id, batch };
       const transfer: ArrayBuffer[] = [];
-      if (batch.kind === "lines" && typeof batch.text !== "string") {
+      if ((batch.kind === "lines" || batch.kind === "er7") && typeof batch.text !== "string") {
         // Bytes move to the worker, which decodes them: the main thread only copies them into a buffer
         // of their own (a memcpy) instead of decoding and then cloning a string.
         const bytes = ownBuffer(batch.text);

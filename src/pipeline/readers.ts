@@ -3,11 +3,11 @@
 import type { Readable } from "node:stream";
 import { bundleLines } from "./bundle-lines.js";
 import { type InputFailure, inputBytes } from "./input-bytes.js";
-import type { InputPlan } from "./inputs.js";
+import type { AnyInputPlan, InputPlan } from "./inputs.js";
 import type { JsonStreamOptions } from "./json-stream.js";
 import { lineBatches } from "./lines.js";
 import { sniffJson } from "./sniff.js";
-import type { Batch, InputFormat, RecordsBatch } from "./types.js";
+import type { AnyBatch, Batch, InputFormat, RecordsBatch } from "./types.js";
 
 export interface ReadOptions {
   stdin: Readable;
@@ -150,7 +150,38 @@ const READERS: Record<InputFormat, Reader> = {
  * input that cannot be read, or stops being readable (a read error, corrupt gzip), ends with one issue
  * saying so, after the records read before it.
  */
-export async function* readInput(input: InputPlan, options: ReadOptions): AsyncGenerator<Batch> {
+export function readInput(input: InputPlan, options: ReadOptions): AsyncGenerator<Batch> {
+  return readWith(input, options, (bytes) => READERS[input.format](input, bytes, options));
+}
+
+/**
+ * The same for an input of any format: HL7 v2 messages (gzip or not) are cut into batches of whole
+ * messages; an HL7 v2 input that cannot be read (further) ends with the same one issue.
+ */
+export function readAnyInput(input: AnyInputPlan, options: ReadOptions): AsyncGenerator<AnyBatch> {
+  if (input.format !== "hl7v2") return readInput(input as InputPlan, options);
+  return readWith(input, options, (bytes) => er7(input, bytes, options));
+}
+
+async function* er7(
+  input: AnyInputPlan,
+  bytes: AsyncIterable<Uint8Array>,
+  o: ReadOptions,
+): AsyncGenerator<AnyBatch> {
+  const { er7Batches } = await import("./hl7v2/batches.js");
+  yield* er7Batches(bytes, {
+    file: input.file,
+    batchBytes: o.batchBytes,
+    maxRecordBytes: o.maxRecordBytes,
+    limitLabel: limitLabel(o.maxRecordBytes),
+  });
+}
+
+async function* readWith<B extends AnyBatch>(
+  input: AnyInputPlan,
+  options: ReadOptions,
+  read: (bytes: AsyncIterable<Uint8Array>) => AsyncIterable<B>,
+): AsyncGenerator<B | Batch> {
   if (input.unreadable !== undefined) {
     yield problemBatch(input, "unreadable_file", input.unreadable);
     return;
@@ -162,13 +193,13 @@ export async function* readInput(input: InputPlan, options: ReadOptions): AsyncG
       failure = f;
     },
   });
-  yield* READERS[input.format](input, bytes, options);
+  yield* read(bytes);
   // Read after the reader is done with the bytes: the failure is known only once they end.
   const f = failure as InputFailure | undefined;
   if (f) yield problemBatch(input, f.code, f.message);
 }
 
-function problemBatch(input: InputPlan, code: string, message: string): Batch {
+function problemBatch(input: AnyInputPlan, code: string, message: string): Batch {
   return {
     kind: "records",
     file: input.file,

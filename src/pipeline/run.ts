@@ -1,24 +1,24 @@
 // One `crossmap map` run: inputs -> batches -> mapping (here or in workers) -> ordered, backpressured
 // writes. At most `capacity` batches are in flight, so memory stays flat however large the input is.
 
-import { once } from "node:events";
 import type { WriteStream } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { debugPipeline, formatStats, otherThreadsCpuMs, threadStats } from "./debug.js";
 import { Gatherer, type GatherMode } from "./gatherer.js";
-import { type InputPlan, readInput } from "./inputs.js";
-import type { Interrupt } from "./interrupt.js";
-import { formatIssueLine, issueJsonLine } from "./issues.js";
+import type { Hl7v2StageOptions } from "./hl7v2/stage.js";
+import { type AnyInputPlan, readAnyInput } from "./inputs.js";
+import { type Interrupt, interruptible, STOPPED } from "./interrupt.js";
+import { IssueReport } from "./issues.js";
 import { DEFAULT_MAX_RECORD_BYTES, workerHeapMb } from "./limits.js";
 import type { PlanSpec } from "./load-plan.js";
 import type { MappingPlan } from "./plan.js";
 import { type BatchProcessor, inProcess, startMixed } from "./pool.js";
 import { createProgress } from "./progress.js";
-import { type BatchMapper, createBatchMapper } from "./stage.js";
+import { type BatchMapper, createStage, type StageOptions } from "./stage.js";
 import { type RunSummary, SummaryCounter } from "./summary.js";
 import type { BatchResult, OnError, RunIssue } from "./types.js";
 import { keepFirstUnread } from "./unread.js";
-import { dirSink, fileSink, type OutputSink, openForWriting, streamSink, writeText } from "./writers.js";
+import { dirSink, fileSink, type OutputSink, openForWriting, streamSink } from "./writers.js";
 
 /**
  * About 130 person rows. Measured on 2 cores: 256 KB batches cost ~30 MB more peak RSS (worker heaps hold
@@ -29,8 +29,8 @@ import { dirSink, fileSink, type OutputSink, openForWriting, streamSink, writeTe
 export const DEFAULT_BATCH_BYTES = 64 * 1024;
 /** CSV rows and Bundle entries per batch. */
 export const DEFAULT_BATCH_RECORDS = 2000;
-
-const STOPPED: unique symbol = Symbol("stopped");
+/** HL7 v2: about 13 messages of the samples (~5 KB each) per batch; cut at the first message start after it. */
+export const HL7V2_BATCH_BYTES = 64 * 1024;
 
 export type OutputTarget =
   | { kind: "stdout" }
@@ -54,7 +54,7 @@ export interface MapRunOptions {
   plan: MappingPlan;
   /** The same plan as files, for workers to compile on their own. */
   planSpec: PlanSpec;
-  inputs: InputPlan[];
+  inputs: AnyInputPlan[];
   workers: number;
   onError: OnError;
   output: OutputTarget;
@@ -85,6 +85,8 @@ export interface MapRunOptions {
   progressNote?: () => string;
   /** Issues found while resolving the inputs (skipped folder members), reported and counted first. */
   inputIssues?: readonly RunIssue[];
+  /** HL7 v2 runs: how messages become Bundles (the inputs are ER7). */
+  hl7v2?: Hl7v2StageOptions;
 }
 
 export interface MapRunOutcome {
@@ -94,183 +96,202 @@ export interface MapRunOutcome {
 }
 
 export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
-  const perEntity = splitsByEntity(options.output);
-  const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
-  const stage = { onError: options.onError, perEntity };
-  // Side files and the sink first: a bad path must fail before any worker thread exists to keep us alive.
-  const errors: WriteStream | undefined = options.errorsFile
-    ? (await openForWriting(options.errorsFile, "--errors")).createWriteStream()
-    : undefined;
+  const stage: StageOptions = {
+    onError: options.onError,
+    perEntity: splitsByEntity(options.output),
+    ...(options.hl7v2 ? { hl7v2: options.hl7v2 } : {}),
+  };
   // A sink's own issues (a value its destination cannot hold) are reported and counted as mapping issues are.
   const fromSink: { report?: (issue: RunIssue) => Promise<void> } = {};
-  const sink = await openSink(
-    options.output,
-    options.stdout,
+  const { errors, sink, processor } = await openRun(
+    options,
+    stage,
     (issue) => fromSink.report?.(issue) ?? Promise.resolve(),
   );
-  let processor: BatchProcessor;
-  try {
-    const mapBatch = createBatchMapper(options.plan, stage);
-    const init = { plan: options.planSpec, stage };
-    processor = options.processor
-      ? options.processor(mapBatch)
-      : options.workers === 1
-        ? inProcess(mapBatch)
-        : startMixed({
-            workers: options.workers,
-            mapBatch,
-            init,
-            workerUrl: options.workerUrl,
-            heapMb: workerHeapMb(maxRecordBytes),
-          });
-  } catch (err) {
-    await sink.abort().catch(() => {});
-    errors?.destroy();
-    throw err;
-  }
-  const counter = new SummaryCounter();
-  const totalBytes = options.inputs.every((i) => i.size !== undefined)
-    ? options.inputs.reduce((n, i) => n + (i.size ?? 0), 0)
-    : undefined;
-  const progress = createProgress({
-    enabled: options.progress,
-    totalBytes,
-    stream: options.stderr,
-    ...(options.progressNote ? { note: options.progressNote } : {}),
-  });
-  const maxIssueLines = options.maxIssueLines ?? 20;
-  let issueLines = 0;
-  let fatal: RunIssue | undefined;
-
-  const reportIssue = async (issue: RunIssue): Promise<void> => {
-    if (errors) await writeText(errors, issueJsonLine(issue));
-    else if (issueLines++ < maxIssueLines) options.stderr.write(`${formatIssueLine(issue)}\n`);
-  };
+  const counter = new SummaryCounter({ messages: options.hl7v2 !== undefined });
+  const issues = new IssueReport(options, errors);
   fromSink.report = async (issue) => {
     // An error there is a row the destination refused: counted as a record with errors (exit code 1).
     counter.addGathered(0, issue.severity === "error" ? 1 : 0, [issue]);
-    await reportIssue(issue);
+    await issues.report(issue);
   };
-  for (const issue of options.inputIssues ?? []) await reportIssue(issue);
+  for (const issue of options.inputIssues ?? []) await issues.report(issue);
   counter.addIssues(options.inputIssues ?? []);
-  const gatherIssues: RunIssue[] = [];
-  const gatherer =
-    options.plan.gather.rules.size > 0
-      ? new Gatherer({
-          plan: options.plan.gather,
-          mode: options.gather ?? "run",
-          memoryBytes: options.gatherMemory ?? 256 * 1024 * 1024,
-          perEntity,
-          write: (entity, text) => sink.write(entity, text),
-          issue: async (issue) => {
-            gatherIssues.push({ code: issue.code, severity: issue.severity } as RunIssue);
-            await reportIssue(issue);
-          },
-        })
-      : undefined;
-
+  const gathering = startGatherer(options, stage, sink, issues);
+  const progress = startProgress(options);
   const firstUnread = keepFirstUnread();
-  const handle = async (result: BatchResult): Promise<boolean> => {
-    result.issues = firstUnread(result.issues);
-    for (const [entity, text] of Object.entries(result.output)) await sink.write(entity, text);
-    for (const issue of result.issues) await reportIssue(issue);
-    if (gatherer && result.held) await gatherer.add(result.held);
-    counter.add(result);
-    progress.records(result.recordsIn);
-    fatal = result.fatal;
-    return fatal === undefined;
-  };
-
-  const inflight: Promise<BatchResult>[] = [];
-  const stop = options.interrupt;
-  // Not Promise.race against the interrupt's promise: every race would leave a reaction on that
-  // never-settling promise, holding its batch result for the rest of the run (measured: RSS grew with
-  // the input). One listener wakes whichever wait is current.
-  let wake: (() => void) | undefined;
-  stop?.wait.then(() => wake?.());
-  /** Waits for `p`, or for the interrupt, whichever comes first. */
-  const race = <T>(p: Promise<T>): Promise<T | typeof STOPPED> => {
-    if (stop === undefined) return p;
-    return new Promise<T | typeof STOPPED>((resolve, reject) => {
-      if (stop.signal !== undefined) return resolve(STOPPED);
-      wake = () => resolve(STOPPED);
-      p.then(
-        (value) => {
-          wake = undefined;
-          resolve(value);
-        },
-        (err: unknown) => {
-          wake = undefined;
-          reject(err);
-        },
-      );
-    });
-  };
+  let fatal: RunIssue | undefined;
   let completed = false;
   try {
-    completed = await (async () => {
-      for (const input of options.inputs) {
-        const batches = readInput(input, {
-          stdin: options.stdin,
-          batchBytes: options.batchBytes ?? DEFAULT_BATCH_BYTES,
-          batchRecords: options.batchRecords ?? DEFAULT_BATCH_RECORDS,
-          maxRecordBytes,
-          onBytes: (n) => progress.bytes(n),
-        })[Symbol.asyncIterator]();
-        for (;;) {
-          const next = stop?.signal ? STOPPED : await race(batches.next());
-          if (next === STOPPED) {
-            // Not awaited: a read that never ends (stdin) must not hold the run.
-            batches.return?.(undefined).catch(() => {});
-            return false;
-          }
-          if (next.done) break;
-          const pending = processor.submit(next.value);
-          // Handled later, in order; this only stops a failure from being reported as unhandled meanwhile.
-          pending.catch(() => {});
-          inflight.push(pending);
-          if (inflight.length >= processor.capacity) {
-            const result = await race(inflight.shift()!);
-            if (result === STOPPED || !(await handle(result))) return false;
-          }
-        }
-      }
-      while (inflight.length > 0) {
-        const result = await race(inflight.shift()!);
-        if (result === STOPPED || !(await handle(result))) return false;
-      }
-      if (gatherer) {
-        const counts = await gatherer.finish();
-        counter.addGathered(counts.written, counts.orphans, gatherIssues);
-      }
-      return true;
-    })();
+    completed = await pump(options, processor, progress, async (result) => {
+      fatal = result.fatal;
+      result.issues = firstUnread(result.issues);
+      await writeResult(result, sink, issues, gathering);
+      counter.add(result);
+      progress.records(result.recordsIn);
+      return fatal === undefined;
+    });
+    if (completed) await finishGathering(gathering, counter);
   } catch (err) {
-    await gatherer?.abort().catch(() => {});
+    await gathering?.gatherer.abort().catch(() => {});
     await sink.abort().catch(() => {});
     throw err;
   } finally {
     await processor.close();
     progress.done();
-    if (errors) {
-      errors.end();
-      await once(errors, "close");
+    await issues.close();
+  }
+  await publish(completed, sink, gathering);
+  const summary = counter.finish(completed);
+  if (options.interrupt?.signal) summary.interrupted = options.interrupt.signal;
+  if (debugPipeline) reportThreads(options.stderr, processor, summary.records_in);
+  issues.noteHidden();
+  return fatal ? { summary, fatal } : { summary };
+}
+
+/**
+ * The errors file, the output sink and the processor, in that order: a bad path must fail before any
+ * worker thread exists to keep us alive, and a processor that cannot start leaves no output behind.
+ */
+async function openRun(
+  options: MapRunOptions,
+  stage: StageOptions,
+  report: (issue: RunIssue) => Promise<void>,
+) {
+  const errors: WriteStream | undefined = options.errorsFile
+    ? (await openForWriting(options.errorsFile, "--errors")).createWriteStream()
+    : undefined;
+  const sink = await openSink(options.output, options.stdout, report);
+  const processor = await startProcessor(options, stage).catch(async (err: unknown) => {
+    await sink.abort().catch(() => {});
+    errors?.destroy();
+    throw err;
+  });
+  return { errors, sink, processor };
+}
+
+/** One batch's output to the sink, its issues to the report, its held records to gathering. */
+async function writeResult(
+  result: BatchResult,
+  sink: OutputSink,
+  issues: IssueReport,
+  gathering: RunGatherer | undefined,
+): Promise<void> {
+  for (const [entity, text] of Object.entries(result.output)) await sink.write(entity, text);
+  for (const issue of result.issues) await issues.report(issue);
+  if (gathering && result.held) await gathering.gatherer.add(result.held);
+}
+
+/** A complete run's output is published (files renamed into place); a stopped one's is dropped. */
+async function publish(completed: boolean, sink: OutputSink, gathering: RunGatherer | undefined) {
+  if (completed) return sink.commit();
+  await gathering?.gatherer.abort();
+  await sink.abort();
+}
+
+/** Where batches are mapped: the caller's processor (NATS), this thread, or worker threads beside it. */
+async function startProcessor(options: MapRunOptions, stage: StageOptions): Promise<BatchProcessor> {
+  const mapBatch = await createStage(options.plan, stage);
+  if (options.processor) return options.processor(mapBatch);
+  if (options.workers === 1) return inProcess(mapBatch);
+  return startMixed({
+    workers: options.workers,
+    mapBatch,
+    init: { plan: options.planSpec, stage },
+    workerUrl: options.workerUrl,
+    heapMb: workerHeapMb(options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES),
+  });
+}
+
+/** Gathering across the run, and the issues it reported (counted when it finishes). */
+interface RunGatherer {
+  gatherer: Gatherer;
+  issues: { code: string; severity: string }[];
+}
+
+/** Gathering across the run (children into parents from other batches); HL7 v2 gathers within messages. */
+function startGatherer(
+  options: MapRunOptions,
+  stage: StageOptions,
+  sink: OutputSink,
+  issues: IssueReport,
+): RunGatherer | undefined {
+  if (options.plan.gather.rules.size === 0 || stage.hl7v2 !== undefined) return undefined;
+  const seen: RunGatherer["issues"] = [];
+  const gatherer = new Gatherer({
+    plan: options.plan.gather,
+    mode: options.gather ?? "run",
+    memoryBytes: options.gatherMemory ?? 256 * 1024 * 1024,
+    perEntity: stage.perEntity,
+    write: (entity, text) => sink.write(entity, text),
+    issue: async (issue) => {
+      seen.push({ code: issue.code, severity: issue.severity });
+      await issues.report(issue);
+    },
+  });
+  return { gatherer, issues: seen };
+}
+
+/** Writes what gathering still holds at the end of the run, and counts it. */
+async function finishGathering(run: RunGatherer | undefined, counter: SummaryCounter): Promise<void> {
+  if (!run) return;
+  const counts = await run.gatherer.finish();
+  counter.addGathered(counts.written, counts.orphans, run.issues);
+}
+
+function startProgress(options: MapRunOptions) {
+  const totalBytes = options.inputs.every((i) => i.size !== undefined)
+    ? options.inputs.reduce((n, i) => n + (i.size ?? 0), 0)
+    : undefined;
+  return createProgress({
+    enabled: options.progress,
+    totalBytes,
+    stream: options.stderr,
+    ...(options.progressNote ? { note: options.progressNote } : {}),
+  });
+}
+
+/**
+ * Reads every input into batches, hands them to the processor and their results, in input order, to
+ * `handle`, with at most `capacity` batches in flight. False when `handle` or the interrupt stopped it.
+ */
+async function pump(
+  options: MapRunOptions,
+  processor: BatchProcessor,
+  progress: ReturnType<typeof createProgress>,
+  handle: (result: BatchResult) => Promise<boolean>,
+): Promise<boolean> {
+  const inflight: Promise<BatchResult>[] = [];
+  const race = interruptible(options.interrupt);
+  const next = async (): Promise<boolean> => {
+    const result = await race(inflight.shift()!);
+    return result !== STOPPED && (await handle(result));
+  };
+  for (const input of options.inputs) {
+    const batches = readAnyInput(input, {
+      stdin: options.stdin,
+      batchBytes: options.batchBytes ?? (input.format === "hl7v2" ? HL7V2_BATCH_BYTES : DEFAULT_BATCH_BYTES),
+      batchRecords: options.batchRecords ?? DEFAULT_BATCH_RECORDS,
+      maxRecordBytes: options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES,
+      onBytes: (n) => progress.bytes(n),
+    })[Symbol.asyncIterator]();
+    for (;;) {
+      const read = options.interrupt?.signal ? STOPPED : await race(batches.next());
+      if (read === STOPPED) {
+        // Not awaited: a read that never ends (stdin) must not hold the run.
+        batches.return?.(undefined).catch(() => {});
+        return false;
+      }
+      if (read.done) break;
+      const pending = processor.submit(read.value);
+      // Handled later, in order; this only stops a failure from being reported as unhandled meanwhile.
+      pending.catch(() => {});
+      inflight.push(pending);
+      if (inflight.length >= processor.capacity && !(await next())) return false;
     }
   }
-  if (completed) await sink.commit();
-  else {
-    await gatherer?.abort();
-    await sink.abort();
-  }
-  const summary = counter.finish(completed);
-  if (stop?.signal) summary.interrupted = stop.signal;
-  if (debugPipeline) reportThreads(options.stderr, processor, summary.records_in);
-  if (!errors && issueLines > maxIssueLines) {
-    options.stderr.write(
-      `crossmap map: ${issueLines - maxIssueLines} more issue(s) not shown; use --errors FILE\n`,
-    );
-  }
-  return fatal ? { summary, fatal } : { summary };
+  while (inflight.length > 0) if (!(await next())) return false;
+  return true;
 }
 
 async function openSink(

@@ -1,4 +1,5 @@
 // The run summary: counts gathered from batch results, rendered as one stderr line and as JSON.
+import type { MalformedMessage } from "./hl7v2/message.js";
 import type { BatchResult } from "./types.js";
 
 export interface RunSummary {
@@ -16,6 +17,10 @@ export interface RunSummary {
   records_per_s: number;
   /** Whether the run went through to the end (false when --on-error fail or a signal stopped it). */
   completed: boolean;
+  /** HL7 v2 runs (records are segments): messages read, Bundles written, messages that could not be read. */
+  messages?: number;
+  bundles?: number;
+  malformed_messages?: MalformedMessage[];
   /** The signal that stopped the run, when one did. */
   interrupted?: NodeJS.Signals;
 }
@@ -48,8 +53,24 @@ export class SummaryCounter {
   private readonly started = performance.now();
   readonly summary: RunSummary = emptySummary();
 
+  /** `messages`: the run reads HL7 v2 messages, and its summary counts them. */
+  constructor(options: { messages?: boolean } = {}) {
+    if (options.messages) {
+      this.summary.messages = 0;
+      this.summary.bundles = 0;
+      this.summary.malformed_messages = [];
+    }
+  }
+
   add(result: BatchResult): void {
     const s = this.summary;
+    const m = result.messages;
+    if (m !== undefined) {
+      s.messages = (s.messages ?? 0) + m.messages;
+      s.bundles = (s.bundles ?? 0) + m.bundles;
+      s.malformed_messages ??= [];
+      for (const x of m.malformed) s.malformed_messages.push(x);
+    }
     s.records_in += result.recordsIn;
     s.records_out += result.recordsOut;
     s.records_failed += result.recordsFailed;

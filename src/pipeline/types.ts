@@ -1,8 +1,12 @@
 // The shapes that move between the pipeline's stages: input batches, batch results and run issues.
 import type { IssueCode, SourceRecord } from "../crossmap/types.js";
+import type { MalformedMessage } from "./hl7v2/message.js";
 
-/** Input formats a reader exists for (HL7 v2 ER7 has its own command path, see pipeline/hl7v2). */
+/** Input formats of record files (`--format`). */
 export type InputFormat = "ndjson" | "csv" | "fhir-bundle" | "json-array";
+
+/** Every format a reader exists for: record files, and HL7 v2 ER7 messages (pipeline/hl7v2). */
+export type ReadFormat = InputFormat | "hl7v2";
 
 export type OnError = "skip" | "fail";
 
@@ -34,7 +38,27 @@ export interface RecordsBatch {
   array?: boolean;
 }
 
+/**
+ * HL7 v2 ER7 text holding whole messages, as the main thread cut it (at message starts, see
+ * hl7v2/batches.ts): workers decode, split and map it, one FHIR Bundle (or its resources) per message.
+ */
+export interface Er7Batch {
+  kind: "er7";
+  file: string;
+  /** 1-based index in its input of the first message in `text`, and the line that message starts on. */
+  firstMessage: number;
+  firstLine: number;
+  /** Bytes as read (moved to a worker as they are), or text. */
+  text: Uint8Array | string;
+  /** Set instead of `text` for a message over the per-message limit: its size, the limit, its first segment id. */
+  tooLarge?: { bytes: number; limit: string; type: string };
+}
+
+/** The batches of record files (NDJSON, CSV, Bundles, arrays): what a NATS worker is sent. */
 export type Batch = LinesBatch | RecordsBatch;
+
+/** Every batch the stage maps. */
+export type AnyBatch = Batch | Er7Batch;
 
 /** One input record with the place it came from. */
 export interface ParsedRecord {
@@ -52,6 +76,10 @@ export interface ParsedRecord {
 /** One thing that went wrong with one input record, located for a human. */
 export interface RunIssue {
   file: string;
+  /** HL7 v2: the message (1-based in its input), the segment in it and the segment's type. */
+  message_index?: number;
+  segment?: number;
+  segment_type?: string;
   line?: number;
   entry?: number;
   entity?: string;
@@ -101,4 +129,13 @@ export interface BatchResult {
   issues: RunIssue[];
   /** With --on-error fail: the first error; `output` stops just before its record. */
   fatal?: RunIssue;
+  /** HL7 v2 batches: messages read, Bundles written and the messages that could not be read. */
+  messages?: MessageCounts;
+}
+
+/** What an HL7 v2 batch counted of its messages (records are segments, see hl7v2/run.ts). */
+export interface MessageCounts {
+  messages: number;
+  bundles: number;
+  malformed: MalformedMessage[];
 }

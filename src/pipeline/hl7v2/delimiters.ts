@@ -63,11 +63,32 @@ function hexText(hex: string): string | undefined {
 // (Cxxyy, Mxxyyzz) and local escapes (Z...) carry no text: they are dropped, not printed as garbage.
 const DROPPED = /^(\.(sp|in|ti|sk|ce|fi|nf)[+-]?\d*|H|N|C[0-9A-Fa-f]{4}|M[0-9A-Fa-f]{4,6}|Z.*)$/;
 
+/** Characters FHIR strings may not hold: below U+0020 except tab, LF and CR. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is its purpose.
+export const FORBIDDEN_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
+const FORBIDDEN_CONTROL_ALL = new RegExp(FORBIDDEN_CONTROL.source, "g");
+
+/** What went wrong reading an escape sequence; the text is kept readable either way. */
+export interface EscapeProblem {
+  code: "invalid_escape" | "invalid_character";
+  /** The sequence as written, escape characters included. */
+  sequence: string;
+  message: string;
+}
+
+/** `U+0000, U+001B`: the forbidden characters of a text. */
+export const codePoints = (s: string): string =>
+  [...new Set(s.match(FORBIDDEN_CONTROL_ALL) ?? [])]
+    .map((c) => `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`)
+    .join(", ");
+
 /**
  * Compiles the unescaper of a delimiter set: `\F\ \S\ \T\ \R\ \E\ \P\` give the delimiters back, `\.br\` (and
- * `\.sp\`) a line break, `\Xhh\` the bytes; an unknown or unterminated sequence is kept as written.
+ * `\.sp\`) a line break, `\Xhh\` the bytes. A sequence that is none of these (or has no closing escape
+ * character) is kept as written and reported, and reading goes on after it: it never shifts the rest of
+ * the text. Characters FHIR strings forbid (`\X00\`) are left out and reported.
  */
-export function compileUnescape(d: Delimiters): (s: string) => string {
+export function compileUnescape(d: Delimiters, report?: (p: EscapeProblem) => void): (s: string) => string {
   const e = d.escape;
   const simple: Record<string, string> = {
     F: d.field,
@@ -86,17 +107,36 @@ export function compileUnescape(d: Delimiters): (s: string) => string {
     let from = 0;
     while (i !== -1) {
       const close = s.indexOf(e, i + 1);
-      if (close === -1) break;
+      if (close === -1) {
+        report?.({
+          code: "invalid_escape",
+          sequence: s.slice(i),
+          message: `"${s.slice(i)}" has no closing escape character "${e}"; kept as written`,
+        });
+        break;
+      }
       const seq = s.slice(i + 1, close);
       let text: string | undefined = simple[seq];
-      if (text === undefined && seq[0] === "X") text = hexText(seq.slice(1));
+      if (text === undefined && seq[0] === "X") {
+        text = hexText(seq.slice(1));
+        if (text !== undefined && FORBIDDEN_CONTROL.test(text)) {
+          report?.({
+            code: "invalid_character",
+            sequence: `${e}${seq}${e}`,
+            message: `${e}${seq}${e} stands for ${codePoints(text)}, which FHIR strings may not hold; left out`,
+          });
+          text = text.replace(FORBIDDEN_CONTROL_ALL, "");
+        }
+      }
       if (text === undefined && DROPPED.test(seq)) text = "";
       if (text === undefined) {
-        // Not an escape sequence: keep the escape character and look again from the next one.
-        out += s.slice(from, close);
-        from = close;
-        i = close;
-        continue;
+        // Not an escape sequence: kept whole, escape characters included, and read on after it.
+        report?.({
+          code: "invalid_escape",
+          sequence: `${e}${seq}${e}`,
+          message: `"${e}${seq}${e}" is not an HL7 escape sequence; kept as written`,
+        });
+        text = `${e}${seq}${e}`;
       }
       out += s.slice(from, i) + text;
       from = close + 1;

@@ -3,7 +3,7 @@
 // the FHIR Identifier.system URIs a site uses for them. Read once per run; the reader hands it to every
 // record as `$ctx.identifier_systems`, where hl7v2_field and the Bundle envelope look names up.
 import { readFile } from "node:fs/promises";
-import { parse } from "yaml";
+import { parseYaml } from "../../crossmap/catalog.js";
 import { AppError } from "../../errors.js";
 import { isAbsoluteUri } from "../../transforms/hl7v2-composites.js";
 
@@ -14,7 +14,8 @@ export type IdentifierSystems = ReadonlyMap<string, string>;
 export function parseIdentifierSystems(text: string, file: string): IdentifierSystems {
   let doc: unknown;
   try {
-    doc = parse(text);
+    // The YAML parser loaded only when a table is given (a run without one must not pay its start-up).
+    doc = parseYaml(text);
   } catch (err) {
     throw new AppError(400, "usage", `--identifier-systems ${file}: not YAML: ${(err as Error).message}`);
   }

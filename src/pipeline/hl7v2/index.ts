@@ -1,6 +1,7 @@
 // The ER7 reader as a library: messages in (text or a stream), one FHIR Bundle per message out, plus a
 // run summary with malformed messages and unmapped segment types. `crossmap map --format hl7v2` uses it.
 import type { Crossmap } from "../../crossmap/crossmap.js";
+import type { MappingIssue } from "../../crossmap/types.js";
 import {
   type BundleType,
   type MessageResult,
@@ -10,8 +11,9 @@ import {
   segmentMappers,
 } from "./bundle.js";
 import type { IdentifierSystems } from "./identifier-systems.js";
-import { type Hl7Message, type MalformedMessage, parseMessage } from "./message.js";
+import { type Hl7Message, type MalformedMessage, type ParseOptions, parseMessage } from "./message.js";
 import { fieldNames } from "./names.js";
+import { collectReadProblems } from "./problems.js";
 import { type RawMessage, splitMessages, streamMessages } from "./split.js";
 import { messageStructures } from "./structure.js";
 
@@ -48,33 +50,61 @@ export type ConvertResult =
   | ({ ok: true; message: Hl7Message } & MessageResult)
   | { ok: false; malformed: MalformedMessage };
 
+/** Converts one raw message: `file` names it in issues, `faults` (decode.ts) are its invalid UTF-8. */
+export type MessageConverter = (
+  raw: RawMessage,
+  file?: string,
+  faults?: ParseOptions["faults"],
+) => ConvertResult;
+
+/** A converter for many messages: what the crossmap and the options imply is worked out once. */
+export function messageConverter(
+  crossmap: Crossmap | SegmentMappers,
+  options: Omit<ConvertOptions, "file"> = {},
+): MessageConverter {
+  const mappers = segmentMappers(crossmap);
+  const read = readTypes(mappers.reads);
+  const bundle = options.bundle ?? "collection";
+  const base: ParseOptions = {
+    names: fieldNames(),
+    structures: messageStructures(),
+    mapped: (t) => mappers.mapperFor(t) !== undefined,
+    consumed: (t) => read.has(t),
+    ...(options.assumeTimezone !== undefined ? { timezone: options.assumeTimezone } : {}),
+    ...(options.identifierSystems !== undefined ? { identifierSystems: options.identifierSystems } : {}),
+    bundle,
+  };
+  const bundleOptions = {
+    strictSegments: options.strictSegments === true,
+    ...(options.identifierSystems !== undefined ? { identifierSystems: options.identifierSystems } : {}),
+  };
+  return (raw, file, faults) => {
+    const parsed = parseMessage(
+      raw,
+      file === undefined && faults === undefined
+        ? base
+        : { ...base, ...(file !== undefined ? { file } : {}), ...(faults ? { faults } : {}) },
+    );
+    if (!("segments" in parsed)) return { ok: false, malformed: parsed };
+    const lazy: MappingIssue[] = [];
+    const result = collectReadProblems(lazy, () =>
+      messageToBundle(parsed, mappers, options.bundle, bundleOptions),
+    );
+    // What reading found: the text's problems first, then those of the fields the crossmap read.
+    if (parsed.problems !== undefined || lazy.length > 0) {
+      result.issues = [...(parsed.problems ?? []), ...result.issues, ...lazy];
+    }
+    return { ok: true, message: parsed, ...result };
+  };
+}
+
 /** Parses and maps one raw message; never throws for bad input. */
 export function convertMessage(
   raw: RawMessage,
   crossmap: Crossmap | SegmentMappers,
   options: ConvertOptions = {},
 ): ConvertResult {
-  const mappers = segmentMappers(crossmap);
-  const read = readTypes(mappers.reads);
-  const parsed = parseMessage(raw, {
-    names: fieldNames(),
-    structures: messageStructures(),
-    mapped: (t) => mappers.mapperFor(t) !== undefined,
-    consumed: (t) => read.has(t),
-    ...(options.file !== undefined ? { file: options.file } : {}),
-    ...(options.assumeTimezone !== undefined ? { timezone: options.assumeTimezone } : {}),
-    ...(options.identifierSystems !== undefined ? { identifierSystems: options.identifierSystems } : {}),
-    bundle: options.bundle ?? "collection",
-  });
-  if (!("segments" in parsed)) return { ok: false, malformed: parsed };
-  return {
-    ok: true,
-    message: parsed,
-    ...messageToBundle(parsed, mappers, options.bundle, {
-      strictSegments: options.strictSegments === true,
-      ...(options.identifierSystems !== undefined ? { identifierSystems: options.identifierSystems } : {}),
-    }),
-  };
+  return messageConverter(crossmap, options)(raw, options.file);
 }
 
 export function* convertText(
@@ -82,7 +112,8 @@ export function* convertText(
   crossmap: Crossmap | SegmentMappers,
   options: ConvertOptions = {},
 ): Generator<ConvertResult> {
-  for (const raw of splitMessages(text)) yield convertMessage(raw, crossmap, options);
+  const convert = messageConverter(crossmap, options);
+  for (const raw of splitMessages(text)) yield convert(raw, options.file);
 }
 
 export async function* convertStream(
@@ -90,7 +121,8 @@ export async function* convertStream(
   crossmap: Crossmap | SegmentMappers,
   options: ConvertOptions = {},
 ): AsyncGenerator<ConvertResult> {
-  for await (const raw of streamMessages(input)) yield convertMessage(raw, crossmap, options);
+  const convert = messageConverter(crossmap, options);
+  for await (const raw of streamMessages(input)) yield convert(raw, options.file);
 }
 
 /** Totals of a run, for the run summary: what was read, written, reported and left unmapped. */

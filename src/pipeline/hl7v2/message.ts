@@ -2,18 +2,16 @@
 // deterministic id and the fullUrls of the segments it belongs with, so resources of one message
 // reference each other. Or, for a malformed message, a report of where and why.
 import { createHash } from "node:crypto";
+import type { MappingIssue } from "../../crossmap/types.js";
 import { ER7 } from "../../transforms/hl7v2-value.js";
+import type { LineFault } from "./decode.js";
 import { compileUnescape, type Delimiters, readDelimiters } from "./delimiters.js";
+import { linkByStructure } from "./link.js";
 import type { FieldNames } from "./names.js";
+import { readProblem, segmentPosition, segmentProblems } from "./problems.js";
 import { compileSegmentParser, SEGMENT_ID, type SegmentParser, type SegmentRecord } from "./segment.js";
 import type { RawMessage } from "./split.js";
-import {
-  type GroupInstance,
-  type MessageStructures,
-  type Placement,
-  placeSegments,
-  structureOf,
-} from "./structure.js";
+import { type MessageStructures, structureOf } from "./structure.js";
 
 /**
  * What a segment record knows about its message, under the key `$ctx` (crossmap paths such as
@@ -70,6 +68,8 @@ export interface Hl7Message {
   id: string;
   delimiters: Delimiters;
   segments: (SegmentRecord & { $ctx: SegmentContext })[];
+  /** What reading the text found wrong (invalid UTF-8, forbidden characters), by segment and field. */
+  problems?: MappingIssue[];
 }
 
 export interface MalformedMessage {
@@ -101,6 +101,71 @@ export interface ParseOptions {
   bundle?: string;
   /** `--identifier-systems`, passed to every record as `$ctx.identifier_systems` (not enumerable). */
   identifierSystems?: ReadonlyMap<string, string>;
+  /** Invalid UTF-8 the decoder replaced, by line (`base` is the line number of index 0). */
+  faults?: { base: number; lines: ReadonlyMap<number, LineFault[]> };
+}
+
+const MSH = Symbol("msh");
+const CHILD = Symbol("child");
+const SEG = Symbol("seg");
+const IDS = Symbol("identifier_systems");
+
+/**
+ * A segment's context. `msh`, `child` and `seg` are getters over symbol-keyed fields: not enumerable, so
+ * that a record stays printable (the MSH record's own context points back at it), at the cost of plain
+ * assignments rather than three defineProperty calls per segment.
+ */
+class Context {
+  declare id: string;
+  declare fullUrl: string;
+  declare type: string;
+  declare message: number;
+  declare segment: number;
+  declare position: string;
+  declare ref: Record<string, string>;
+  declare children: Record<string, { reference: string }[]>;
+  declare timezone?: string;
+  declare bundle?: string;
+  declare [MSH]: SegmentRecord;
+  declare [CHILD]: SegmentContext["child"];
+  declare [SEG]: SegmentContext["seg"];
+  declare [IDS]: ReadonlyMap<string, string> | undefined;
+
+  constructor(
+    id: string,
+    type: string,
+    message: number,
+    segment: number,
+    file: string | undefined,
+    msh: SegmentRecord,
+  ) {
+    this.id = id;
+    this.fullUrl = `urn:uuid:${id}`;
+    this.type = type;
+    this.message = message;
+    this.segment = segment;
+    this.position = segmentPosition(file, message, segment, type);
+    this.ref = {};
+    this.children = {};
+    this[MSH] = msh;
+    this[CHILD] = {};
+    this[SEG] = {};
+    this[IDS] = undefined;
+  }
+
+  get msh(): SegmentRecord {
+    return this[MSH];
+  }
+  get child(): SegmentContext["child"] {
+    return this[CHILD];
+  }
+  get seg(): SegmentContext["seg"] {
+    return this[SEG];
+  }
+  /** The run's --identifier-systems site table (not enumerable, like msh). */
+  get identifier_systems(): ReadonlyMap<string, string> | undefined {
+    return this[IDS];
+  }
 }
 
 /** Deterministic: the same segment text always gives the same id, whatever the line ends were. */
@@ -111,13 +176,16 @@ function uuidFrom(hash: string, n: number): string {
 }
 
 const ORDER_GROUP_PARENTS = new Set(["OBR", "RXA", "RXE", "RXO"]);
+/** The defaults of `mapped` and `consumed`, one function each so that link plans (link.ts) are kept. */
+const ALL = (): boolean => true;
+const NONE = (): boolean => false;
 
 // Parsers (and the record classes they build) are compiled once per delimiter set and names table;
 // a feed rarely uses more than one delimiter set, so a small bound keeps a hostile input from growing it.
 const NO_NAMES: FieldNames = new Map();
 const parserCache = new WeakMap<FieldNames, Map<string, SegmentParser>>();
 
-function parserFor(d: Delimiters, names: FieldNames = NO_NAMES): SegmentParser {
+export function parserFor(d: Delimiters, names: FieldNames = NO_NAMES): SegmentParser {
   const key = `${d.field}${d.component}${d.repetition}${d.escape}${d.subcomponent}${d.truncation ?? ""}`;
   let byKey = parserCache.get(names);
   if (byKey === undefined) {
@@ -126,7 +194,7 @@ function parserFor(d: Delimiters, names: FieldNames = NO_NAMES): SegmentParser {
   }
   let p = byKey.get(key);
   if (p === undefined) {
-    p = compileSegmentParser(d, compileUnescape(d), names);
+    p = compileSegmentParser(d, compileUnescape(d, readProblem), names);
     if (byKey.size < 64) byKey.set(key, p);
   }
   return p;
@@ -139,15 +207,22 @@ export function parseMessage(raw: RawMessage, options: ParseOptions = {}): Hl7Me
       index: raw.index,
       segment,
       segmentType: (raw.segments[segment - 1] ?? "").slice(0, 3),
-      line: raw.line + segment - 1,
+      line: raw.lines?.[segment - 1] ?? raw.line + segment - 1,
       message,
     };
     if (file !== undefined) m.file = file;
     return m;
   };
   const first = raw.segments[0] as string;
-  if (!first.startsWith("MSH"))
-    return bad(1, `message does not start with MSH but with "${first.slice(0, 20)}"`);
+  if (!first.startsWith("MSH")) {
+    // Quoted as JSON: what stands there may be anything (random bytes), and must not reach a terminal raw.
+    const n = raw.segments.length;
+    const lines = n === 1 ? `line ${raw.line}` : `${n} lines from line ${raw.line}`;
+    return bad(
+      1,
+      `${lines} ${n === 1 ? "is" : "are"} no HL7 v2 message: no MSH segment starts ${n === 1 ? "it" : "them"} (the first begins ${JSON.stringify(first.slice(0, 20))}); not read`,
+    );
+  }
   const delimiters = readDelimiters(first);
   if (typeof delimiters === "string") return bad(1, delimiters);
   for (let i = 0; i < raw.segments.length; i++) {
@@ -156,48 +231,31 @@ export function parseMessage(raw: RawMessage, options: ParseOptions = {}): Hl7Me
     if (!SEGMENT_ID.test(id) || (s.length > 3 && s[3] !== delimiters.field)) {
       return bad(
         i + 1,
-        `"${s.slice(0, 20)}" is not a segment: expected a 3-character id and "${delimiters.field}"`,
+        `${JSON.stringify(s.slice(0, 20))} is not a segment: expected a 3-character id and "${delimiters.field}"`,
       );
     }
   }
+  const { problems, segments } = segmentProblems(raw, delimiters, file, options.faults);
   const parse = parserFor(delimiters, options.names);
   const hash = createHash("sha1").update(raw.segments.join("\r")).digest("hex");
-  const mapped = options.mapped ?? (() => true);
-  const consumed = options.consumed ?? (() => false);
-  const prefix = `${file ?? ""}#${raw.index}/`;
+  const mapped = options.mapped ?? ALL;
+  const consumed = options.consumed ?? NONE;
   const records: Hl7Message["segments"] = [];
-  const msh = parse(first);
+  const msh = parse(segments[0] as string);
   for (let i = 0; i < raw.segments.length; i++) {
     const type = raw.segments[i]?.slice(0, 3) as string;
     const record =
       i === 0
         ? msh
         : mapped(type) || consumed(type)
-          ? parse(raw.segments[i] as string)
+          ? parse(segments[i] as string)
           : ({ [ER7]: true } as SegmentRecord);
-    const id = uuidFrom(hash, i + 1);
-    const ctx: SegmentContext = {
-      id,
-      fullUrl: `urn:uuid:${id}`,
-      type,
-      message: raw.index,
-      segment: i + 1,
-      position: `${prefix}${i + 1} ${type}`,
-      ref: {},
-      children: {},
-    } as unknown as SegmentContext;
+    const ctx = new Context(uuidFrom(hash, i + 1), type, raw.index, i + 1, file, msh);
     if (options.timezone !== undefined) ctx.timezone = options.timezone;
     if (options.bundle !== undefined) ctx.bundle = options.bundle;
-    // Not enumerable: the MSH record's own $ctx points back at it, and a record must stay printable.
-    Object.defineProperty(ctx, "msh", { value: msh, enumerable: false });
-    Object.defineProperty(ctx, "child", { value: {}, enumerable: false });
-    Object.defineProperty(ctx, "seg", { value: {}, enumerable: false });
-    if (options.identifierSystems !== undefined)
-      Object.defineProperty(ctx, "identifier_systems", {
-        value: options.identifierSystems,
-        enumerable: false,
-      });
-    records.push(Object.assign(record, { $ctx: ctx }));
+    if (options.identifierSystems !== undefined) ctx[IDS] = options.identifierSystems;
+    (record as { $ctx?: SegmentContext }).$ctx = ctx;
+    records.push(record as Hl7Message["segments"][number]);
   }
   const type = fieldText(msh, 9, 1);
   const structure = options.structures
@@ -205,18 +263,11 @@ export function parseMessage(raw: RawMessage, options: ParseOptions = {}): Hl7Me
     : undefined;
   if (structure) {
     const name = options.structures?.events.get(`${type}^${fieldText(msh, 9, 2)}`) ?? fieldText(msh, 9, 3);
-    linkByStructure(
-      records,
-      placeSegments(
-        structure,
-        records.map((r) => r.$ctx.type),
-      ),
-      mapped,
-      name as string,
-    );
+    linkByStructure(records, structure, name as string, mapped);
   } else link(records, mapped);
   const out: Hl7Message = { index: raw.index, id: uuidFrom(hash, 0), delimiters, segments: records };
   if (file !== undefined) out.file = file;
+  if (problems !== undefined) out.problems = problems;
   return out;
 }
 
@@ -230,109 +281,6 @@ function fieldText(record: SegmentRecord, n: number, c: number): string | undefi
         : undefined
       : (v as Record<string, unknown> | undefined)?.[String(c)];
   return typeof x === "string" && x !== "" ? x : undefined;
-}
-
-const single = (p: Placement | undefined): boolean =>
-  p?.node !== undefined && !p.node.optional && !p.node.repeating;
-
-/**
- * Fills the context (see SegmentContext) from the placement of each segment in its message structure.
- * MSH is nobody's parent: it heads the message, not a group.
- */
-function linkByStructure(
-  records: Hl7Message["segments"],
-  placed: Placement[],
-  mapped: (type: string) => boolean,
-  structure: string,
-): void {
-  const nearestSingleBefore = (instance: GroupInstance, before: number): number | undefined => {
-    let found: number | undefined;
-    for (const m of instance.members) {
-      if (typeof m !== "number") continue;
-      if (m >= before) break;
-      if (m > 0 && single(placed[m])) found = m;
-    }
-    return found;
-  };
-  const firstSegment = (instance: GroupInstance): number => {
-    const m = instance.members[0];
-    return typeof m === "number" ? m : m === undefined ? Number.MAX_SAFE_INTEGER : firstSegment(m);
-  };
-  const parentOf = (i: number): number | undefined => {
-    let instance = (placed[i] as Placement).instance;
-    let before = i;
-    for (;;) {
-      const p = nearestSingleBefore(instance, before);
-      if (p !== undefined) return p;
-      if (instance.parent === undefined) return undefined;
-      before = firstSegment(instance);
-      instance = instance.parent;
-    }
-  };
-  // The segments a group instance shows to the segments inside it: its own, and those of the
-  // non-repeating groups in it (a PATIENT group's PID), but not those of other repetitions.
-  const visible = new Map<GroupInstance, number[]>();
-  const visibleIn = (instance: GroupInstance): number[] => {
-    let v = visible.get(instance);
-    if (v === undefined) {
-      v = [];
-      for (const m of instance.members) {
-        if (typeof m === "number") v.push(m);
-        else if (!m.repeating) v.push(...visibleIn(m));
-      }
-      v.sort((a, b) => a - b);
-      visible.set(instance, v);
-    }
-    return v;
-  };
-  records.forEach((r, i) => {
-    const c = r.$ctx;
-    const p = placed[i] as Placement;
-    c.structure = structure;
-    const names: string[] = [];
-    for (let g: GroupInstance | undefined = p.instance; g?.parent !== undefined; g = g.parent)
-      names.unshift(g.name);
-    if (names.length > 0) {
-      c.group = names[names.length - 1] as string;
-      c.path = names.join(".");
-    }
-    for (let g: GroupInstance | undefined = p.instance; g !== undefined; g = g.parent) {
-      const before = new Map<string, number>();
-      const after = new Map<string, number>();
-      for (const m of visibleIn(g)) {
-        if (m === i) continue;
-        const t = records[m]?.$ctx.type as string;
-        if (c.seg[t] !== undefined || t === "MSH") continue;
-        if (m < i) before.set(t, m);
-        else if (!after.has(t)) after.set(t, m);
-      }
-      for (const t of new Set([...before.keys(), ...after.keys()])) {
-        const r2 = records[(before.get(t) ?? after.get(t)) as number] as Hl7Message["segments"][number];
-        c.seg[t] = r2;
-        if (mapped(t)) c.ref[t] = r2.$ctx.fullUrl;
-      }
-    }
-    // The message's first PID and PV1 when no group holds one (a SIU's SCH and its PATIENT groups).
-    for (const t of ["PID", "PV1"]) {
-      if (c.seg[t] !== undefined || c.type === t) continue;
-      const first = records.find((x) => x.$ctx.type === t);
-      if (first === undefined) continue;
-      c.seg[t] = first;
-      if (mapped(t)) c.ref[t] = first.$ctx.fullUrl;
-    }
-    const parent = parentOf(i);
-    if (parent !== undefined) {
-      const pc = (records[parent] as Hl7Message["segments"][number]).$ctx;
-      c.parent_type = pc.type;
-      if (mapped(pc.type) && mapped(c.type)) {
-        c.ref.parent = pc.fullUrl;
-        const siblings = pc.children[c.type] ?? [];
-        siblings.push({ reference: c.fullUrl });
-        pc.children[c.type] = siblings;
-      }
-      pc.child[c.type] ??= r;
-    }
-  });
 }
 
 /** Fills `ref` and `children` (see SegmentContext) from the order of segments. */

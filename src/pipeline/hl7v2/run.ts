@@ -1,27 +1,31 @@
 // `crossmap map --format hl7v2`: ER7 files (or stdin) -> one FHIR Bundle per message as NDJSON, or with
-// an output folder one `<ResourceType>.ndjson` of resources per type. Runs on the main thread (a message
-// is mapped as a whole, so the line batches of the record pipeline do not fit). The summary has the
-// record pipeline's keys (records are segments; `skipped` counts unmapped segments by type) plus the
-// message counts.
-import { once } from "node:events";
-import { createWriteStream } from "node:fs";
-import { mkdir, readdir, stat } from "node:fs/promises";
+// an output folder one `<ResourceType>.ndjson` of resources per type. The run is the record pipeline's
+// (pipeline/run.ts): batches of whole messages are mapped here or in worker threads, output kept in input
+// order. The summary has the record pipeline's keys (records are segments; `skipped` counts unmapped
+// segments by type) plus the message counts. Here: listing the inputs, and the located issues.
+import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
+import { parseYaml } from "../../crossmap/catalog.js";
+import { compiledEntryAt } from "../../crossmap/compiled.js";
 import type { MappingIssue } from "../../crossmap/types.js";
 import { AppError } from "../../errors.js";
-import { type InputFailure, inputBytes } from "../input-bytes.js";
-import { stringifyJson } from "../json.js";
-import { emptySummary, finishSummary, type RunSummary } from "../summary.js";
-import type { BundleSink } from "../writers.js";
-import { type BundleType, type SegmentMappers, segmentMappers } from "./bundle.js";
+import type { AnyInputPlan } from "../inputs.js";
+import type { Interrupt } from "../interrupt.js";
+import type { PlanSpec } from "../load-plan.js";
+import type { MappingPlan } from "../plan.js";
+import { type MapRunOutcome, type OutputTarget, runMap } from "../run.js";
+import type { RunSummary } from "../summary.js";
+import { type BundleType, segmentReadsOfDocument } from "./bundle.js";
 import type { IdentifierSystems } from "./identifier-systems.js";
-import { type ConvertResult, convertMessage } from "./index.js";
+import type { ConvertResult } from "./index.js";
 import type { MalformedMessage } from "./message.js";
-import { streamMessages } from "./split.js";
+import type { Hl7v2StageOptions } from "./stage.js";
 
 export interface Hl7v2RunOptions {
-  mappers: SegmentMappers;
+  plan: MappingPlan;
+  /** The same plan as files, for workers to compile on their own. */
+  planSpec: PlanSpec;
   /** Files, or folders (every *.hl7 and *.er7 inside, gzip or not); none or "-" reads stdin. */
   inputs: string[];
   bundle: BundleType;
@@ -31,19 +35,18 @@ export interface Hl7v2RunOptions {
   identifierSystems?: IdentifierSystems;
   /** `--strict-segments`: a segment the crossmap does not map is an error. */
   strictSegments?: boolean;
-  output:
-    | { kind: "stdout" }
-    | { kind: "file"; path: string }
-    | { kind: "dir"; path: string }
-    /** Each message's Bundle handed over as it is (the FHIR server writer), committed when the run ends. */
-    | { kind: "sink"; sink: BundleSink };
+  reads?: Hl7v2StageOptions["reads"];
+  output: OutputTarget;
   onError: "skip" | "fail";
   errorsFile?: string;
   stdin: Readable;
   stdout: Writable;
   stderr: Writable;
+  /** Default 1: mapped on this thread. */
+  workers?: number;
   /** Issues printed to stderr when there is no errors file. */
   maxIssueLines?: number;
+  interrupt?: Interrupt;
 }
 
 /** One located issue, as the record pipeline writes them (`file`, then where, code, severity, message). */
@@ -63,9 +66,9 @@ export interface Hl7v2Issue {
 
 /**
  * The record pipeline's summary, read for HL7 v2: records are segments (of messages that could be parsed)
- * in and resources out; failed counts segments of malformed messages and segments whose resource lacked a
- * required field; errors counts resources with an error issue; skipped counts segments no crossmap entity
- * maps, by segment type. Plus the message-level counts.
+ * in and resources out; failed counts segments of malformed messages (a stretch of text with no MSH counts
+ * once) and segments whose resource lacked a required field; errors counts resources with an error issue;
+ * skipped counts segments no crossmap entity maps, by segment type. Plus the message-level counts.
  */
 export interface Hl7v2RunSummary extends RunSummary {
   messages: number;
@@ -75,26 +78,83 @@ export interface Hl7v2RunSummary extends RunSummary {
 
 const ER7_FILE = /\.(hl7|er7)(\.gz)?$/i;
 
-export async function listHl7v2Inputs(inputs: string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const input of inputs.length === 0 ? ["-"] : inputs) {
-    if (input === "-") {
-      out.push(input);
+/** The inputs of an HL7 v2 run: files, every *.hl7 and *.er7 (gzip or not) of a folder, or stdin ("-" or none). */
+export async function listHl7v2Inputs(inputs: string[]): Promise<AnyInputPlan[]> {
+  const out: AnyInputPlan[] = [];
+  const input = (file: string, size: number | undefined): AnyInputPlan => ({
+    file,
+    format: "hl7v2",
+    entity: undefined,
+    size,
+  });
+  for (const path of inputs.length === 0 ? ["-"] : inputs) {
+    if (path === "-") {
+      out.push(input(path, undefined));
       continue;
     }
-    const info = await stat(input).catch((err: NodeJS.ErrnoException) => {
+    const info = await stat(path).catch((err: NodeJS.ErrnoException) => {
       const why = err.code === "ENOENT" ? "no such file" : err.message;
-      throw new AppError(400, "input_error", `cannot read ${input}: ${why}`);
+      throw new AppError(400, "input_error", `cannot read ${path}: ${why}`);
     });
     if (!info.isDirectory()) {
-      out.push(input);
+      out.push(input(path, info.size));
       continue;
     }
-    const names = (await readdir(input)).filter((n) => ER7_FILE.test(n)).sort();
-    if (names.length === 0) throw new AppError(400, "input_error", `${input}: no .hl7 or .er7 files`);
-    out.push(...names.map((n) => join(input, n)));
+    const names = (await readdir(path)).filter((n) => ER7_FILE.test(n)).sort();
+    if (names.length === 0) throw new AppError(400, "input_error", `${path}: no .hl7 or .er7 files`);
+    for (const n of names) {
+      // A member that cannot be read (a link to nothing) is one issue when the run reads it, not a crash.
+      const size = await stat(join(path, n)).then(
+        (s) => s.size,
+        () => undefined,
+      );
+      out.push(input(join(path, n), size));
+    }
   }
   return out;
+}
+
+/**
+ * The segments a crossmap reads through a parent (`$ctx.child.PD1`), as stage options carry them. A
+ * built-in crossmap as the build stored it (parsing its YAML again cost ~0.5 s of every run's start).
+ */
+export async function crossmapReads(file: string): Promise<Hl7v2StageOptions["reads"]> {
+  const doc = compiledEntryAt(file)?.document ?? parseYaml(await readFile(file, "utf8"));
+  return [...segmentReadsOfDocument(doc)].map(([entity, chains]) => [
+    entity,
+    chains.map((chain) => chain.map(([kind, type]) => [kind, type] as ["seg" | "child", string])),
+  ]);
+}
+
+/** An HL7 v2 run through the record pipeline (the CLI goes through `crossmap map`, cli/map.ts). */
+export async function runHl7v2(options: Hl7v2RunOptions): Promise<MapRunOutcome> {
+  const first = options.planSpec.crossmaps[0];
+  const file = typeof first === "object" ? first.file : first;
+  const reads = options.reads ?? (file !== undefined ? await crossmapReads(file) : undefined);
+  return runMap({
+    plan: options.plan,
+    planSpec: options.planSpec,
+    inputs: await listHl7v2Inputs(options.inputs),
+    workers: options.workers ?? 1,
+    onError: options.onError,
+    output: options.output,
+    ...(options.errorsFile !== undefined ? { errorsFile: options.errorsFile } : {}),
+    stdin: options.stdin,
+    stdout: options.stdout,
+    stderr: options.stderr as NodeJS.WriteStream,
+    progress: false,
+    ...(options.maxIssueLines !== undefined ? { maxIssueLines: options.maxIssueLines } : {}),
+    ...(options.interrupt ? { interrupt: options.interrupt } : {}),
+    hl7v2: {
+      bundle: options.bundle,
+      strictSegments: options.strictSegments === true,
+      ...(options.assumeTimezone !== undefined ? { assumeTimezone: options.assumeTimezone } : {}),
+      ...(reads ? { reads } : {}),
+      ...(options.identifierSystems !== undefined
+        ? { identifierSystems: [...options.identifierSystems] }
+        : {}),
+    },
+  });
 }
 
 export function issueOf(i: MappingIssue, file: string, r: ConvertResult & { ok: true }): Hl7v2Issue {
@@ -103,8 +163,8 @@ export function issueOf(i: MappingIssue, file: string, r: ConvertResult & { ok: 
   const out: Hl7v2Issue = {
     file,
     ...where,
-    // A segment-level issue (unmapped_segment) names no field.
-    ...(i.field !== "" ? { field: i.field, target: i.target } : {}),
+    // A segment-level issue (unmapped_segment) names no field; a problem of the text, no target.
+    ...(i.field !== "" ? (i.target !== "" ? { field: i.field, target: i.target } : { field: i.field }) : {}),
     code: i.code,
     severity: i.severity,
     message: i.message,
@@ -132,115 +192,4 @@ export function formatHl7v2Issue(i: Hl7v2Issue): string {
   if (i.line !== undefined) where += ` line ${i.line}`;
   const field = i.field !== undefined ? ` at ${i.field}${i.target ? ` -> ${i.target}` : ""}` : "";
   return `${where}: ${i.severity} ${i.code}${field}: ${i.message}`;
-}
-
-async function write(stream: Writable, text: string): Promise<void> {
-  if (!stream.write(text)) await once(stream, "drain");
-}
-
-async function close(stream: Writable): Promise<void> {
-  stream.end();
-  await once(stream, "finish");
-}
-
-export async function runHl7v2(
-  options: Hl7v2RunOptions,
-): Promise<{ summary: Hl7v2RunSummary; fatal?: Hl7v2Issue }> {
-  const started = performance.now();
-  const mappers = segmentMappers(options.mappers);
-  const files = await listHl7v2Inputs(options.inputs);
-  const summary: Hl7v2RunSummary = {
-    ...emptySummary(),
-    messages: 0,
-    bundles: 0,
-    malformed_messages: [],
-  };
-  const out = options.output;
-  const single: Writable | undefined =
-    out.kind === "stdout" ? options.stdout : out.kind === "file" ? createWriteStream(out.path) : undefined;
-  const perType = new Map<string, Writable>();
-  if (out.kind === "dir") await mkdir(out.path, { recursive: true });
-  const errors = options.errorsFile ? createWriteStream(options.errorsFile) : undefined;
-  const maxLines = options.maxIssueLines ?? 20;
-  let shown = 0;
-  let fatal: Hl7v2Issue | undefined;
-
-  const report = async (i: Hl7v2Issue): Promise<void> => {
-    summary.issues_by_code[i.code] = (summary.issues_by_code[i.code] ?? 0) + 1;
-    if (i.severity === "warning") summary.warnings++;
-    if (errors) await write(errors, `${stringifyJson(i)}\n`);
-    else if (shown++ < maxLines) options.stderr.write(`${formatHl7v2Issue(i)}\n`);
-    if (i.severity === "error" && options.onError === "fail") fatal ??= i;
-  };
-
-  try {
-    for (const file of files) {
-      let failure: InputFailure | undefined;
-      const input = inputBytes(file, options.stdin, { failed: (f) => (failure = f) });
-      for await (const raw of streamMessages(input)) {
-        const r = convertMessage(raw, mappers, {
-          file,
-          bundle: options.bundle,
-          strictSegments: options.strictSegments === true,
-          ...(options.assumeTimezone !== undefined ? { assumeTimezone: options.assumeTimezone } : {}),
-          ...(options.identifierSystems !== undefined
-            ? { identifierSystems: options.identifierSystems }
-            : {}),
-        });
-        summary.messages++;
-        if (!r.ok) {
-          summary.malformed_messages.push(r.malformed);
-          summary.records_failed += raw.segments.length;
-          await report(malformedIssue(r.malformed, file));
-          if (fatal) break;
-          continue;
-        }
-        summary.records_in += r.message.segments.length;
-        for (const [t, n] of r.unmapped) summary.skipped[t] = (summary.skipped[t] ?? 0) + n;
-        summary.records_failed += r.incomplete.length;
-        const withErrors = new Set<unknown>();
-        for (const i of r.issues) {
-          if (i.severity === "error") withErrors.add(i.record);
-          await report(issueOf(i, file, r));
-        }
-        summary.errors += withErrors.size;
-        if (fatal) break;
-        summary.records_out += r.resources.length;
-        summary.bundles++;
-        if (out.kind === "sink") await out.sink.send(r.bundle, { file, message: r.message.index });
-        else if (single) await write(single, `${stringifyJson(r.bundle)}\n`);
-        else {
-          for (const [k, res] of r.resources.entries()) {
-            const type = r.targets[k] as string;
-            let s = perType.get(type);
-            if (!s) {
-              s = createWriteStream(join((out as { path: string }).path, `${type}.ndjson`));
-              perType.set(type, s);
-            }
-            await write(s, `${stringifyJson(res)}\n`);
-          }
-        }
-      }
-      // A file that vanished, a read error or cut gzip: one issue after what was read, and on.
-      const f = failure as InputFailure | undefined;
-      if (f && !fatal) {
-        summary.records_failed++;
-        await report({ file, code: f.code, severity: "error", message: f.message });
-      }
-      if (fatal) break;
-    }
-    if (out.kind === "sink") await (fatal ? out.sink.abort() : out.sink.commit());
-  } catch (err) {
-    if (out.kind === "sink") await out.sink.abort().catch(() => {});
-    throw err;
-  } finally {
-    if (single && single !== options.stdout) await close(single);
-    for (const s of perType.values()) await close(s);
-    if (errors) await close(errors);
-  }
-  if (!errors && shown > maxLines) {
-    options.stderr.write(`crossmap map: ${shown - maxLines} more issue(s) not shown; use --errors FILE\n`);
-  }
-  finishSummary(summary, started, fatal === undefined);
-  return fatal ? { summary, fatal } : { summary };
 }

@@ -31,6 +31,12 @@ export type SegmentParser = (line: string) => SegmentRecord;
 
 type FieldReader = (text: string, position: number) => string | Er7Node;
 
+/**
+ * The record and field being read, for the escape problems its unescaping reports (problems.ts): reading
+ * is synchronous, so one slot is enough.
+ */
+export const reading: { record: object | undefined; field: number } = { record: undefined, field: 0 };
+
 // Symbol keys: invisible to JSON, Object.keys and crossmap paths, and cheap to set in a constructor.
 const PARTS = Symbol("parts");
 const CACHE = Symbol("cache");
@@ -73,6 +79,12 @@ function sharedGetters(): object {
   return shared;
 }
 
+function readField(record: object, read: FieldReader, text: string, n: number): string | Er7Node {
+  reading.record = record;
+  reading.field = n;
+  return read(text, n);
+}
+
 /**
  * The record class of one segment type under one delimiter set: a getter per position, alias and
  * repetition on the prototype, so a record costs one object and the split of its line into fields.
@@ -104,7 +116,7 @@ function recordClass(read: FieldReader, header: boolean, fs: string, info: Segme
           ? undefined
           : header && n === 2
             ? text
-            : read(text, n);
+            : readField(this, read, text, n);
     }
     cache[n] = v === undefined ? ABSENT : v;
     return v;

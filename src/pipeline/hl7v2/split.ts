@@ -8,12 +8,17 @@ export interface RawMessage {
   /** 1-based line of the message's first segment in the input. */
   line: number;
   segments: string[];
+  /** The line of each segment (blank lines between segments are not segments). */
+  lines?: number[];
 }
 
 const VT = "\u000b";
 const FS = "\u001c";
 const BOM = "\ufeff";
 const ENVELOPE = new Set(["FHS", "BHS", "BTS", "FTS"]);
+
+/** A batch envelope segment id (FHS, BHS, BTS, FTS): it ends the message before it and is dropped. */
+export const isEnvelope = (id: string): boolean => ENVELOPE.has(id);
 
 /** Strips framing and a BOM from one line; "" for lines that carry no segment. */
 export function cleanLine(raw: string): string {
@@ -32,8 +37,19 @@ export function cleanLine(raw: string): string {
  */
 export class MessageSplitter {
   private current: RawMessage | undefined;
-  private count = 0;
-  private lineNo = 0;
+  private count: number;
+  private lineNo: number;
+
+  /** `firstMessage` and `firstLine` number the first message and line pushed (a batch's, see batches.ts). */
+  constructor(firstMessage = 1, firstLine = 1) {
+    this.count = firstMessage - 1;
+    this.lineNo = firstLine - 1;
+  }
+
+  /** The number of the last line pushed. */
+  get line(): number {
+    return this.lineNo;
+  }
 
   push(raw: string): RawMessage | undefined {
     this.lineNo++;
@@ -50,6 +66,7 @@ export class MessageSplitter {
       return undefined;
     }
     this.current.segments.push(line);
+    this.current.lines?.push(this.lineNo);
     return undefined;
   }
 
@@ -60,15 +77,15 @@ export class MessageSplitter {
   }
 
   private start(line: string): RawMessage {
-    return { index: ++this.count, line: this.lineNo, segments: [line] };
+    return { index: ++this.count, line: this.lineNo, segments: [line], lines: [this.lineNo] };
   }
 }
 
 const SEPARATOR = /\r\n|\r|\n/;
 
-/** Every message of a complete text. */
-export function* splitMessages(text: string): Generator<RawMessage> {
-  const splitter = new MessageSplitter();
+/** Every message of a complete text (or of a batch: its first message and line numbered as given). */
+export function* splitMessages(text: string, firstMessage = 1, firstLine = 1): Generator<RawMessage> {
+  const splitter = new MessageSplitter(firstMessage, firstLine);
   for (const line of text.split(SEPARATOR)) {
     const m = splitter.push(line);
     if (m) yield m;

@@ -279,7 +279,7 @@ describe("malformed messages", () => {
       segment: 1,
       segmentType: "PID",
       line: 1,
-      message: 'message does not start with MSH but with "PID|1"',
+      message: 'line 1 is no HL7 v2 message: no MSH segment starts it (the first begins "PID|1"); not read',
     });
   });
 });

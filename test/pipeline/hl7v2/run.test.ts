@@ -4,21 +4,23 @@ import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { beforeAll, describe, expect, it } from "vitest";
 import { findBuiltinCrossmap } from "../../../src/crossmap/catalog.js";
-import type { Crossmap } from "../../../src/crossmap/crossmap.js";
-import { loadCrossmapFile } from "../../../src/crossmap/load.js";
-import { segmentMappers } from "../../../src/pipeline/hl7v2/bundle.js";
-import { defaultsToEr7, hl7v2MapCommand } from "../../../src/pipeline/hl7v2/command.js";
+import { defaultsToEr7 } from "../../../src/pipeline/hl7v2/command.js";
 import { type Hl7v2RunOptions, runHl7v2 } from "../../../src/pipeline/hl7v2/run.js";
+import { loadPlan, type PlanSpec } from "../../../src/pipeline/load-plan.js";
+import type { MappingPlan } from "../../../src/pipeline/plan.js";
+import { runCli } from "../../cli/run-cli.js";
 
 const MSH = "MSH|^~\\&|APP|FAC|||20240101120000+0100||ORU^R01|1|P|2.5.1";
 const GOOD = `${MSH}\rPID|1||42^^^H^MR||DOE^JO\rOBX|1|NM|8302-2^Height^LN||180|cm^^UCUM|||||F\rNTE|1||note\rZPI|1\r`;
 const BAD = `${MSH}\rPID|1\rnot a segment\r`;
 const NO_CODE = `${MSH}\rPID|1||7\rOBX|1|ST|||x||||||F\r`;
 
-let crossmap: Crossmap;
+let planSpec: PlanSpec;
+let plan: MappingPlan;
 let dir: string;
 beforeAll(async () => {
-  crossmap = await loadCrossmapFile(findBuiltinCrossmap("hl7v2_2.5.1", "fhir_r4")?.path ?? "");
+  planSpec = { crossmaps: [findBuiltinCrossmap("hl7v2_2.5.1", "fhir_r4")?.path ?? ""] };
+  plan = await loadPlan(planSpec, undefined, () => true);
   dir = mkdtempSync(join(tmpdir(), "hl7run-"));
   writeFileSync(join(dir, "a.hl7"), `${GOOD}\n${BAD}\n${GOOD.replace("DOE", "ROE")}`);
   writeFileSync(join(dir, "b.hl7"), NO_CODE);
@@ -33,7 +35,8 @@ async function run(over: Partial<Hl7v2RunOptions>) {
   stdout.on("data", (c) => chunks.push(String(c)));
   stderr.on("data", (c) => errs.push(String(c)));
   const result = await runHl7v2({
-    mappers: segmentMappers(crossmap),
+    plan,
+    planSpec,
     inputs: [dir],
     bundle: "collection",
     output: { kind: "stdout" },
@@ -142,65 +145,44 @@ describe("runHl7v2", () => {
   });
 });
 
-describe("hl7v2MapCommand", () => {
+describe("crossmap map --format hl7v2 (the CLI)", () => {
+  const MAP = ["map", "--from", "hl7v2_2.5.1", "--to", "fhir_r4"];
   it("prints the summary line and exits 1 when a message was malformed", async () => {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    const err: string[] = [];
-    stderr.on("data", (c) => err.push(String(c)));
-    stdout.resume();
     const summaryFile = join(dir, "summary.json");
-    const code = await hl7v2MapCommand(
-      [join(dir, "a.hl7")],
-      { onError: "skip", summary: summaryFile, bundle: "transaction" },
-      segmentMappers(crossmap),
-      { stdin: Readable.from([]), stdout, stderr },
-    );
-    expect(code).toBe(1);
-    expect(err.at(-1)).toMatch(
-      /^crossmap map: 3 messages -> 2 Bundles, 1 malformed; 10 segments in, 6 resources out, 3 failed, 0 with errors, 4 warnings; issues: no_identity 2, unmapped_segment 2, malformed_message 1; unmapped segments: ZPI 2; \d+\.\d\d s\n$/,
+    const r = await runCli([...MAP, join(dir, "a.hl7"), "--summary", summaryFile, "--bundle", "transaction"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.split("\n").at(-2)).toMatch(
+      /^crossmap map: 3 messages -> 2 Bundles, 1 malformed; 10 segments in, 6 resources out, 3 failed, 0 with errors, 4 warnings; issues: no_identity 2, unmapped_segment 2, malformed_message 1; unmapped segments: ZPI 2; \d+\.\d\d s$/,
     );
     expect(JSON.parse(readFileSync(summaryFile, "utf8"))).toMatchObject({ messages: 3, bundles: 2 });
   });
   it("makes unmapped segments errors with --strict-segments, and exits 1", async () => {
-    const stderr = new PassThrough();
-    const err: string[] = [];
-    stderr.on("data", (c) => err.push(String(c)));
-    const stdout = new PassThrough().resume();
-    const code = await hl7v2MapCommand(
-      [join(dir, "a.hl7")],
-      { onError: "skip", strictSegments: true, quiet: true },
-      segmentMappers(crossmap),
-      { stdin: Readable.from([]), stdout, stderr },
-    );
-    expect(code).toBe(1);
-    expect(err.join("")).toContain(
+    const r = await runCli([...MAP, join(dir, "a.hl7"), "--strict-segments", "-q"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
       "message 1 segment 5 (ZPI): error unmapped_segment: segment ZPI is not mapped by the crossmap",
     );
   });
   it("keeps the time of a time without an offset with --assume-timezone, and refuses a bad one", async () => {
-    const stdout = new PassThrough();
-    const out: string[] = [];
-    stdout.on("data", (c) => out.push(String(c)));
     const text = `${MSH}\rPID|1||7\rOBX|1|NM|8302-2^Height^LN||180|cm|||||F|||20240101083000\r`;
     const tz = join(mkdtempSync(join(tmpdir(), "hl7tz-")), "tz.hl7");
     writeFileSync(tz, text);
-    const io = { stdin: Readable.from([]), stdout, stderr: new PassThrough().resume() };
-    await hl7v2MapCommand(
-      [tz],
-      { onError: "skip", assumeTimezone: "+02:00", quiet: true },
-      segmentMappers(crossmap),
-      io,
-    );
-    expect(out.join("")).toContain('"effectiveDateTime":"2024-01-01T08:30:00+02:00"');
-    await expect(
-      hl7v2MapCommand([dir], { onError: "skip", assumeTimezone: "CET" }, segmentMappers(crossmap), io),
-    ).rejects.toThrow('--assume-timezone must be Z, UTC or an offset such as +02:00, got "CET"');
+    const r = await runCli([...MAP, tz, "--assume-timezone", "+02:00", "-q"]);
+    expect(r.stdout).toContain('"effectiveDateTime":"2024-01-01T08:30:00+02:00"');
+    const bad = await runCli([...MAP, dir, "--assume-timezone", "CET"]);
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      'crossmap: --assume-timezone must be Z, UTC or an offset such as +02:00, got "CET"\n',
+    ]);
   });
-  it("refuses an unknown Bundle type", async () => {
-    await expect(
-      hl7v2MapCommand([dir], { onError: "skip", bundle: "batch" }, segmentMappers(crossmap)),
-    ).rejects.toThrow('--bundle must be collection, transaction or message, got "batch"');
+  it("refuses an unknown Bundle type, and batch without --fhir-server", async () => {
+    const r = await runCli([...MAP, dir, "--bundle", "document"]);
+    expect([r.code, r.stderr.split("\n")[0]]).toEqual([
+      2,
+      "error: option '--bundle <type>' argument 'document' is invalid. Allowed choices are collection, transaction, batch, message.",
+    ]);
+    const batch = await runCli([...MAP, dir, "--bundle", "batch"]);
+    expect([batch.code, batch.stderr]).toEqual([2, "crossmap: --bundle batch goes with --fhir-server\n"]);
   });
 });
 

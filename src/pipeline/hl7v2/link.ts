@@ -1,0 +1,187 @@
+// Links the segments of a message placed in its structure: each one's group, the segments it sees
+// (`$ctx.seg`, `$ctx.ref`), its parent and the parent's children (see SegmentContext). The links depend
+// only on the structure and the message's sequence of segment types, which a feed repeats message after
+// message: they are worked out once per sequence as a plan of indexes, and each message only applies it
+// (measured: linking was ~10% of a message's CPU, with most of it placing and searching the groups).
+import type { Hl7Message } from "./message.js";
+import { type GroupInstance, type GroupNode, type Placement, placeSegments } from "./structure.js";
+
+/** What one segment is linked to, by index into the message's segments. */
+interface SegmentLinks {
+  group?: string;
+  path?: string;
+  /** The segments `$ctx.seg.<TYPE>` names, in order: [type, index, whether `$ctx.ref.<TYPE>` names it]. */
+  seg: [string, number, boolean][];
+  /** The segment it belongs to, and whether both are mapped (`ref.parent`, the parent's `children`). */
+  parent?: { index: number; linked: boolean };
+}
+
+interface LinkPlan {
+  structure: string;
+  segments: SegmentLinks[];
+}
+
+/**
+ * Plans per mapping (the `mapped` function of a run) and per structure and type sequence. Bounded: a feed
+ * has a few dozen sequences; an input of endless variety only stops being cached, it never grows memory.
+ */
+const plans = new WeakMap<(type: string) => boolean, Map<string, LinkPlan>>();
+const MAX_PLANS = 1024;
+
+/** Fills the context of every segment of `records` from its placement in `root` (named `structure`). */
+export function linkByStructure(
+  records: Hl7Message["segments"],
+  root: GroupNode,
+  structure: string,
+  mapped: (type: string) => boolean,
+): void {
+  const types = records.map((r) => r.$ctx.type);
+  let byKey = plans.get(mapped);
+  if (byKey === undefined) {
+    byKey = new Map();
+    plans.set(mapped, byKey);
+  }
+  // JSON: a segment id is any bytes before the field separator, so no separator character is safe.
+  const key = JSON.stringify([structure, types]);
+  let plan = byKey.get(key);
+  if (plan === undefined) {
+    plan = planLinks(types, placeSegments(root, types), mapped, structure);
+    if (byKey.size < MAX_PLANS) byKey.set(key, plan);
+  }
+  applyLinks(records, plan);
+}
+
+function applyLinks(records: Hl7Message["segments"], plan: LinkPlan): void {
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i] as Hl7Message["segments"][number];
+    const c = r.$ctx;
+    const links = plan.segments[i] as SegmentLinks;
+    c.structure = plan.structure;
+    if (links.group !== undefined) {
+      c.group = links.group;
+      c.path = links.path as string;
+    }
+    for (const [t, j, ref] of links.seg) {
+      const r2 = records[j] as Hl7Message["segments"][number];
+      c.seg[t] = r2;
+      if (ref) c.ref[t] = r2.$ctx.fullUrl;
+    }
+    const p = links.parent;
+    if (p === undefined) continue;
+    const pc = (records[p.index] as Hl7Message["segments"][number]).$ctx;
+    c.parent_type = pc.type;
+    if (p.linked) {
+      c.ref.parent = pc.fullUrl;
+      const siblings = pc.children[c.type] ?? [];
+      siblings.push({ reference: c.fullUrl });
+      pc.children[c.type] = siblings;
+    }
+    pc.child[c.type] ??= r;
+  }
+}
+
+const single = (p: Placement | undefined): boolean =>
+  p?.node !== undefined && !p.node.optional && !p.node.repeating;
+
+/**
+ * The links of a sequence of segment types placed in its structure. A segment sees the segments of its
+ * group and of the groups around it (not inside other repetitions), the nearest of each type, before it
+ * first; its parent is the nearest required single segment before it in its group or, for the first of a
+ * group, before the group. MSH is nobody's parent: it heads the message, not a group.
+ */
+function planLinks(
+  types: readonly string[],
+  placed: Placement[],
+  mapped: (type: string) => boolean,
+  structure: string,
+): LinkPlan {
+  const visibleIn = visibility();
+  const segments = types.map((type, i): SegmentLinks => {
+    const p = placed[i] as Placement;
+    const links: SegmentLinks = { seg: [] };
+    const names: string[] = [];
+    for (let g: GroupInstance | undefined = p.instance; g?.parent !== undefined; g = g.parent)
+      names.unshift(g.name);
+    if (names.length > 0) {
+      links.group = names[names.length - 1] as string;
+      links.path = names.join(".");
+    }
+    const seen = new Set<string>();
+    const see = (t: string, m: number) => {
+      seen.add(t);
+      links.seg.push([t, m, mapped(t)]);
+    };
+    for (let g: GroupInstance | undefined = p.instance; g !== undefined; g = g.parent) {
+      const before = new Map<string, number>();
+      const after = new Map<string, number>();
+      for (const m of visibleIn(g)) {
+        if (m === i) continue;
+        const t = types[m] as string;
+        if (seen.has(t) || t === "MSH") continue;
+        if (m < i) before.set(t, m);
+        else if (!after.has(t)) after.set(t, m);
+      }
+      for (const t of new Set([...before.keys(), ...after.keys()]))
+        see(t, (before.get(t) ?? after.get(t)) as number);
+    }
+    // The message's first PID and PV1 when no group holds one (a SIU's SCH and its PATIENT groups).
+    for (const t of ["PID", "PV1"]) {
+      if (seen.has(t) || type === t) continue;
+      const first = types.indexOf(t);
+      if (first >= 0) see(t, first);
+    }
+    const parent = parentOf(placed, i);
+    if (parent !== undefined) {
+      links.parent = { index: parent, linked: mapped(types[parent] as string) && mapped(type) };
+    }
+    return links;
+  });
+  return { structure, segments };
+}
+
+/**
+ * The segments a group instance shows to the segments inside it: its own, and those of the non-repeating
+ * groups in it (a PATIENT group's PID), but not those of other repetitions.
+ */
+function visibility(): (instance: GroupInstance) => number[] {
+  const visible = new Map<GroupInstance, number[]>();
+  const visibleIn = (instance: GroupInstance): number[] => {
+    let v = visible.get(instance);
+    if (v === undefined) {
+      v = [];
+      for (const m of instance.members) {
+        if (typeof m === "number") v.push(m);
+        else if (!m.repeating) v.push(...visibleIn(m));
+      }
+      v.sort((a, b) => a - b);
+      visible.set(instance, v);
+    }
+    return v;
+  };
+  return visibleIn;
+}
+
+function parentOf(placed: Placement[], i: number): number | undefined {
+  const nearestSingleBefore = (instance: GroupInstance, before: number): number | undefined => {
+    let found: number | undefined;
+    for (const m of instance.members) {
+      if (typeof m !== "number") continue;
+      if (m >= before) break;
+      if (m > 0 && single(placed[m])) found = m;
+    }
+    return found;
+  };
+  const firstSegment = (instance: GroupInstance): number => {
+    const m = instance.members[0];
+    return typeof m === "number" ? m : m === undefined ? Number.MAX_SAFE_INTEGER : firstSegment(m);
+  };
+  let instance = (placed[i] as Placement).instance;
+  let before = i;
+  for (;;) {
+    const p = nearestSingleBefore(instance, before);
+    if (p !== undefined) return p;
+    if (instance.parent === undefined) return undefined;
+    before = firstSegment(instance);
+    instance = instance.parent;
+  }
+}
