@@ -44,6 +44,8 @@ export interface Hl7v2RunOptions {
   stderr: Writable;
   /** Default 1: mapped on this thread. */
   workers?: number;
+  /** The worker module (compiled JS, dist/pipeline/worker.js), for callers that run from sources. */
+  workerUrl?: URL;
   /** Issues printed to stderr when there is no errors file. */
   maxIssueLines?: number;
   interrupt?: Interrupt;
@@ -136,6 +138,7 @@ export async function runHl7v2(options: Hl7v2RunOptions): Promise<MapRunOutcome>
     planSpec: options.planSpec,
     inputs: await listHl7v2Inputs(options.inputs),
     workers: options.workers ?? 1,
+    ...(options.workerUrl !== undefined ? { workerUrl: options.workerUrl } : {}),
     onError: options.onError,
     output: options.output,
     ...(options.errorsFile !== undefined ? { errorsFile: options.errorsFile } : {}),

@@ -139,6 +139,41 @@ describe("runHl7v2", () => {
     expect(r.summary).toMatchObject({ completed: false, messages: 2, bundles: 1 });
   });
 
+  it("hands the identifier systems to worker threads as to this thread", async () => {
+    const table = new Map([
+      ["H", "http://h.example.org/mrn"],
+      ["APP", "http://app.example.org/msg"],
+    ]);
+    // Batches of whole messages (~70 KB) coming slowly: the worker threads are up for the later ones.
+    const chunk = Buffer.from(`${Array.from({ length: 500 }, () => GOOD).join("\n")}\n`);
+    async function* slowly() {
+      for (let i = 0; i < 8; i++) {
+        yield chunk;
+        await new Promise((resolve) => setTimeout(resolve, 400));
+      }
+    }
+    const r = await run({
+      inputs: ["-"],
+      stdin: Readable.from(slowly()),
+      workers: 2,
+      workerUrl: new URL("../../../dist/pipeline/worker.js", import.meta.url),
+      identifierSystems: table,
+    });
+    const bundles = r.stdout.trimEnd().split("\n");
+    expect(bundles).toHaveLength(4000);
+    const systems = new Set(
+      bundles.map((line) => {
+        const b = JSON.parse(line) as {
+          identifier: { system: string };
+          entry: { resource: { resourceType: string; identifier?: { system?: string }[] } }[];
+        };
+        const patient = b.entry.find((e) => e.resource.resourceType === "Patient")?.resource;
+        return `${b.identifier.system} ${patient?.identifier?.[0]?.system}`;
+      }),
+    );
+    expect([...systems]).toEqual(["http://app.example.org/msg http://h.example.org/mrn"]);
+  });
+
   it("reads stdin", async () => {
     const r = await run({ inputs: ["-"], stdin: Readable.from([Buffer.from(GOOD)]) });
     expect(r.summary).toMatchObject({ messages: 1, bundles: 1, records_out: 3 });
@@ -174,6 +209,34 @@ describe("crossmap map --format hl7v2 (the CLI)", () => {
       2,
       'crossmap: --assume-timezone must be Z, UTC or an offset such as +02:00, got "CET"\n',
     ]);
+  });
+  it("reads --identifier-systems", async () => {
+    const sites = mkdtempSync(join(tmpdir(), "hl7ids-"));
+    writeFileSync(
+      join(sites, "sites.yaml"),
+      "H: http://h.example.org/mrn\nAPP: http://app.example.org/msg\n",
+    );
+    const many = join(sites, "many.hl7");
+    writeFileSync(many, Array.from({ length: 400 }, () => GOOD).join("\n"));
+    const table = ["--identifier-systems", join(sites, "sites.yaml"), "-q"];
+    const outputs: string[] = [];
+    for (const workers of ["1", "2"]) {
+      const r = await runCli([...MAP, many, ...table, "--workers", workers]);
+      expect(r.code).toBe(0);
+      const bundles = r.stdout.trimEnd().split("\n");
+      expect(bundles).toHaveLength(400);
+      for (const line of bundles) {
+        const b = JSON.parse(line) as {
+          identifier: { system: string; value: string };
+          entry: { resource: { resourceType: string; identifier?: { system?: string }[] } }[];
+        };
+        expect(b.identifier).toEqual({ system: "http://app.example.org/msg", value: "1" });
+        const patient = b.entry.find((e) => e.resource.resourceType === "Patient")?.resource;
+        expect(patient?.identifier?.[0]?.system).toBe("http://h.example.org/mrn");
+      }
+      outputs.push(r.stdout);
+    }
+    expect(outputs[1]).toBe(outputs[0]);
   });
   it("refuses an unknown Bundle type, and batch without --fhir-server", async () => {
     const r = await runCli([...MAP, dir, "--bundle", "document"]);
