@@ -24,6 +24,7 @@ const LAYER: Record<string, number> = {
   server: 5,
   scale: 5,
   intake: 5,
+  dq: 5,
   cli: 6,
   "index.ts": 7,
 };
