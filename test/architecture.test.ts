@@ -22,6 +22,7 @@ const LAYER: Record<string, number> = {
   review: 4,
   store: 4,
   server: 5,
+  dq: 5,
   scale: 5,
   intake: 5,
   cli: 6,

@@ -2,11 +2,16 @@
 // user's file of the same form (suggest-text.ts parseAbbreviations). Read once per process and shared.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUILTIN_DIR } from "../crossmap/catalog.js";
+import { fileURLToPath } from "node:url";
 import { AppError } from "../errors.js";
 import { type Abbreviations, parseAbbreviations } from "./suggest-text.js";
 
-export const BUILTIN_ABBREVIATIONS = join(BUILTIN_DIR, "suggest", "abbreviations.tsv");
+// The built-in crossmaps folder, found as src/crossmap/catalog.ts finds it (the same depth here and in the bundle).
+export const BUILTIN_ABBREVIATIONS = join(
+  fileURLToPath(new URL("../../crossmaps/", import.meta.url)),
+  "suggest",
+  "abbreviations.tsv",
+);
 
 const loaded = new Map<string, Abbreviations>();
 

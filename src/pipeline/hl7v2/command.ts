@@ -9,7 +9,6 @@ import { parseOffsetSetting } from "../../transforms/dates.js";
 import type { RunSummary } from "../summary.js";
 import { type BundleSink, openForWriting } from "../writers.js";
 import { type BundleType, type SegmentMappers, segmentReadsOfDocument } from "./bundle.js";
-import { loadIdentifierSystems } from "./identifier-systems.js";
 import { formatHl7v2Issue, type Hl7v2RunSummary, runHl7v2 } from "./run.js";
 
 export interface Hl7v2MapFlags {
@@ -93,7 +92,9 @@ export async function hl7v2MapCommand(
     }
   }
   const identifierSystems =
-    flags.identifierSystems !== undefined ? await loadIdentifierSystems(flags.identifierSystems) : undefined;
+    flags.identifierSystems !== undefined
+      ? await (await import("./identifier-systems-file.js")).loadIdentifierSystems(flags.identifierSystems)
+      : undefined;
   if (flags.output && flags.outDir)
     throw new AppError(400, "usage", "give either -o/--output or --out-dir, not both");
   // Unwritable paths are usage errors (exit 2) before anything is read, as in the record pipeline.

@@ -1,7 +1,8 @@
 // What `crossmap suggest` writes for ranked source terms: NDJSON (one term a line), a CSV in the columns
 // OHDSI Usagi writes and reads back (review/import-mappings.ts), and concept items to push to a project.
-import { toCsv } from "../../review/export-stcm.js";
+
 import type { Candidate } from "../../vocab/suggest.js";
+import { toCsv } from "../csv-cells.js";
 import type { SourceTerm } from "./collect.js";
 
 export interface RankedTerm {

@@ -3,7 +3,7 @@
 // system.
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../../src/errors.js";
-import { parseIdentifierSystems } from "../../../src/pipeline/hl7v2/identifier-systems.js";
+import { parseIdentifierSystems } from "../../../src/pipeline/hl7v2/identifier-systems-file.js";
 import { mapMessage } from "../../support/hl7v2.js";
 
 const table = parseIdentifierSystems(
