@@ -101,11 +101,6 @@ const REASONS: Reason[] = [
   },
   {
     segment: "DG1",
-    resource: "Encounter",
-    why: `${NOT_YET}: Encounter.diagnosis (the DG1 is a Condition referencing the Encounter)`,
-  },
-  {
-    segment: "DG1",
     resource: "EpisodeOfCare",
     why: "decision: no EpisodeOfCare (the IG's DG1[EpisodeOfCare] writes only the diagnosis of an episode the message does not otherwise name)",
   },
@@ -114,7 +109,6 @@ const REASONS: Reason[] = [
     resource: "ServiceRequest",
     why: `${NOT_YET}: an order's DG1 is a Condition of its own, not the ServiceRequest's reasonReference`,
   },
-  { segment: "MRG", resource: "Account", why: `${NOT_YET}: MRG-3 (prior account) as an Account` },
   {
     segment: "NTE",
     resource: "DocumentReference",
@@ -167,10 +161,6 @@ const REASONS: Reason[] = [
     resource: "ServiceRequest",
     why: `${NOT_YET}: SCH-26/SCH-27 (placer/filler order numbers) as the Appointment's basedOn ServiceRequest`,
   },
-  { segment: "AIS", resource: "Appointment", why: `${NOT_YET}: AIS as Appointment.serviceType` },
-  { segment: "AIG", resource: "Appointment", why: `${NOT_YET}: AIG as Appointment.participant` },
-  { segment: "AIL", resource: "Appointment", why: `${NOT_YET}: AIL as Appointment.participant` },
-  { segment: "AIP", resource: "Appointment", why: `${NOT_YET}: AIP as Appointment.participant` },
 ];
 
 let rows: IgCoverage[] = [];

@@ -1,0 +1,101 @@
+// The rows of the IG's message maps closed for issue 30, exactly, on the coverage test messages
+// (test/fixtures/hl7v2/ig-coverage/): AIS/AIG/AIL/AIP into the Appointment, DG1 into Encounter.diagnosis,
+// MRG-3 as the prior Account.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { findBuiltinCrossmap } from "../../../src/crossmap/catalog.js";
+import type { Crossmap } from "../../../src/crossmap/crossmap.js";
+import { loadCrossmapFile } from "../../../src/crossmap/load.js";
+import { convertText } from "../../../src/pipeline/hl7v2/index.js";
+import { FIXTURES_DIR } from "../../support/omop.js";
+
+type Resource = Record<string, unknown> & { resourceType: string; id: string };
+let cm: Crossmap;
+
+beforeAll(async () => {
+  cm = await loadCrossmapFile(findBuiltinCrossmap("hl7v2_2.5.1", "fhir_r4")?.path ?? "");
+});
+
+/** The message's Bundle entries: fullUrl -> resource, and the resources of one type. */
+function map(name: string) {
+  const text = readFileSync(join(FIXTURES_DIR, "hl7v2", "ig-coverage", name), "utf8");
+  const [r] = [...convertText(text, cm, { file: name })];
+  if (!r?.ok) throw new Error(`${name} is malformed`);
+  const entries = (r.bundle.entry ?? []) as { fullUrl: string; resource: Resource }[];
+  const byUrl = new Map(entries.map((e) => [e.fullUrl, e.resource]));
+  const of = (type: string) => entries.filter((e) => e.resource.resourceType === type).map((e) => e.resource);
+  return { byUrl, of };
+}
+
+const ref = (v: unknown) => (v as { reference: string }).reference;
+
+describe("IG rows closed for issue 30", () => {
+  it("lists what a SIU books in its Appointment: AIS as serviceType, AIG/AIL/AIP as participants", () => {
+    const { byUrl, of } = map("SIU_S12.hl7");
+    const [appointment] = of("Appointment");
+    expect(appointment?.serviceType).toEqual([
+      { coding: [{ system: "http://loinc.org", code: "58410-2", display: "CBC panel" }] },
+    ]);
+    const participants = appointment?.participant as Record<string, unknown>[];
+    expect(participants.map((p) => byUrl.get(ref(p.actor))?.resourceType)).toEqual([
+      "Patient",
+      "Device",
+      "Location",
+      "PractitionerRole",
+    ]);
+    expect(participants.slice(1).map(({ actor: _, ...p }) => p)).toEqual([
+      {
+        type: [{ coding: [{ code: "011", display: "Lab equipment" }] }],
+        status: "accepted",
+        period: { start: "2024-01-10T09:00:00+01:00" },
+      },
+      { status: "accepted", period: { start: "2024-01-10T09:00:00+01:00" } },
+      {
+        type: [{ coding: [{ code: "019", display: "Phlebotomist" }] }],
+        status: "accepted",
+        period: { start: "2024-01-10T09:00:00+01:00" },
+      },
+    ]);
+  });
+
+  it("lists a visit's DG1 in its Encounter.diagnosis, use AD for an admitting diagnosis", () => {
+    const { byUrl, of } = map("ADT_A01.hl7");
+    const [encounter] = of("Encounter");
+    const diagnosis = encounter?.diagnosis as { condition: unknown; use: unknown }[];
+    expect(diagnosis).toHaveLength(1);
+    expect(diagnosis[0]?.use).toEqual({
+      coding: [
+        {
+          system: "http://terminology.hl7.org/CodeSystem/diagnosis-role",
+          code: "AD",
+          display: "Admission Diagnosis",
+        },
+      ],
+    });
+    expect(byUrl.get(ref(diagnosis[0]?.condition))?.resourceType).toBe("Condition");
+  });
+
+  it("leaves Encounter.diagnosis out when the message has no visit", () => {
+    const text = readFileSync(join(FIXTURES_DIR, "hl7v2", "ig-coverage", "ADT_A01.hl7"), "utf8")
+      .split("\r")
+      .filter((l) => !l.startsWith("PV1|") && !l.startsWith("PV2|"))
+      .join("\r");
+    const [r] = [...convertText(text, cm, { file: "no-visit.hl7" })];
+    if (!r?.ok) throw new Error("malformed");
+    expect(r.issues.filter((i) => i.severity === "error" && i.code !== "unmapped_value")).toEqual([]);
+    const entries = (r.bundle.entry ?? []) as { resource: Resource }[];
+    expect(entries.filter((e) => e.resource.resourceType === "Condition")).toHaveLength(1);
+  });
+
+  it("makes MRG-3 the prior Account, status unknown, beside the PID-18 account", () => {
+    const { byUrl, of } = map("ADT_A06.hl7");
+    const accounts = of("Account");
+    expect(accounts.map((a) => [(a.identifier as { value: string }[])[0]?.value, a.status])).toEqual([
+      ["ACC1", "active"],
+      ["ACCOLD", "unknown"],
+    ]);
+    for (const a of accounts)
+      expect(byUrl.get(ref((a.subject as unknown[])[0]))?.resourceType).toBe("Patient");
+  });
+});
