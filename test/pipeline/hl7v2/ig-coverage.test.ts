@@ -48,18 +48,8 @@ const REASONS: Reason[] = [
     why: "written by the PV1's Encounter, which reads the trigger event: an A11's Encounter is cancelled (test/pipeline/hl7v2/encounter.test.ts); the MSH alone makes none",
   },
   { segment: "PD1", resource: "Observation", why: `${NOT_YET}: PD1-7 (living will) as an Observation` },
-  {
-    message: /^ADT_A17$/,
-    segment: "PD1",
-    resource: "Patient",
-    why: "ADT_A17 (swap patients) is not in the reader's message structures, so a PD1 is not placed under its PID; the swap itself has no FHIR operation",
-  },
-  {
-    message: /^ADT_A17$/,
-    segment: "PV2",
-    resource: "Encounter",
-    why: "ADT_A17 is not in the reader's message structures, so a PV2 is not placed under its PV1",
-  },
+
+
   {
     segment: "ROL",
     resource: "Patient",

@@ -1,6 +1,6 @@
 // The rows of the IG's message maps closed for issue 30, exactly, on the coverage test messages
 // (test/fixtures/hl7v2/ig-coverage/): AIS/AIG/AIL/AIP into the Appointment, DG1 into Encounter.diagnosis,
-// MRG-3 as the prior Account.
+// MRG-3 as the prior Account, ADT^A17 placed in its structure.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -97,5 +97,13 @@ describe("IG rows closed for issue 30", () => {
     ]);
     for (const a of accounts)
       expect(byUrl.get(ref((a.subject as unknown[])[0]))?.resourceType).toBe("Patient");
+  });
+
+  it("places an ADT^A17's two patients apart: each visit and result belongs to its own patient", () => {
+    const { byUrl, of } = map("ADT_A17.hl7");
+    const owner = (r: Resource) =>
+      (byUrl.get(ref(r.subject))?.identifier as { value: string }[] | undefined)?.[0]?.value;
+    expect(of("Encounter").map(owner)).toEqual(["PAT1", "PAT2"]);
+    expect(of("Observation").map(owner)).toEqual(["PAT1", "PAT1", "PAT2"]);
   });
 });
