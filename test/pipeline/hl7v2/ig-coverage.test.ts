@@ -49,7 +49,6 @@ const REASONS: Reason[] = [
   },
   { segment: "PD1", resource: "Observation", why: `${NOT_YET}: PD1-7 (living will) as an Observation` },
 
-
   {
     segment: "ROL",
     resource: "Patient",
@@ -145,11 +144,6 @@ const REASONS: Reason[] = [
     segment: "PRT",
     resource: "RelatedPerson",
     why: `${NOT_YET}: a PRT of a person not a practitioner is a PractitionerRole, not a RelatedPerson`,
-  },
-  {
-    segment: "SCH",
-    resource: "ServiceRequest",
-    why: `${NOT_YET}: SCH-26/SCH-27 (placer/filler order numbers) as the Appointment's basedOn ServiceRequest`,
   },
 ];
 

@@ -1,13 +1,14 @@
 // The rows of the IG's message maps closed for issue 30, exactly, on the coverage test messages
 // (test/fixtures/hl7v2/ig-coverage/): AIS/AIG/AIL/AIP into the Appointment, DG1 into Encounter.diagnosis,
-// MRG-3 as the prior Account, ADT^A17 placed in its structure.
-import { readFileSync } from "node:fs";
+// MRG-3 as the prior Account, SCH-26 as the order, ADT^A17 placed in its structure.
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { findBuiltinCrossmap } from "../../../src/crossmap/catalog.js";
 import type { Crossmap } from "../../../src/crossmap/crossmap.js";
 import { loadCrossmapFile } from "../../../src/crossmap/load.js";
 import { convertText } from "../../../src/pipeline/hl7v2/index.js";
+import { fhirProblems } from "../../support/fhir.js";
 import { FIXTURES_DIR } from "../../support/omop.js";
 
 type Resource = Record<string, unknown> & { resourceType: string; id: string };
@@ -105,5 +106,46 @@ describe("IG rows closed for issue 30", () => {
       (byUrl.get(ref(r.subject))?.identifier as { value: string }[] | undefined)?.[0]?.value;
     expect(of("Encounter").map(owner)).toEqual(["PAT1", "PAT2"]);
     expect(of("Observation").map(owner)).toEqual(["PAT1", "PAT1", "PAT2"]);
+  });
+
+  it("makes the order a SIU is for (SCH-26) the Appointment's basedOn, with the id the ORM's order has", () => {
+    const { byUrl, of } = map("SIU_S12.hl7");
+    const [appointment] = of("Appointment");
+    const order = byUrl.get(ref(((appointment?.basedOn ?? []) as unknown[])[0]));
+    expect(order).toMatchObject({
+      resourceType: "ServiceRequest",
+      status: "unknown",
+      intent: "order",
+      identifier: [{ value: "PLAC9", assigner: { display: "IGCOV" } }],
+    });
+    const orm = readFileSync(join(FIXTURES_DIR, "hl7v2", "ig-coverage", "ORM_O01.hl7"), "utf8").replaceAll(
+      "PLAC1^IGCOV",
+      "PLAC9^IGCOV",
+    );
+    const [r] = [...convertText(orm, cm, { file: "orm.hl7" })];
+    if (!r?.ok) throw new Error("malformed");
+    const ids = ((r.bundle.entry ?? []) as { resource: Resource }[])
+      .filter((e) => e.resource.resourceType === "ServiceRequest")
+      .map((e) => e.resource.id);
+    expect(ids).toContain(order?.id);
+  });
+
+  it("writes only valid FHIR R4 (Medplum's validator, the R4 JSON schema) on every IG coverage message", () => {
+    const problems: string[] = [];
+    let resources = 0;
+    for (const f of readdirSync(join(FIXTURES_DIR, "hl7v2", "ig-coverage")).filter((n) =>
+      n.endsWith(".hl7"),
+    )) {
+      const text = readFileSync(join(FIXTURES_DIR, "hl7v2", "ig-coverage", f), "utf8");
+      for (const res of convertText(text, cm, { file: f })) {
+        if (!res.ok) throw new Error(`${f} is malformed`);
+        for (const e of (res.bundle.entry ?? []) as { resource: Resource }[]) {
+          resources++;
+          for (const p of fhirProblems(e.resource)) problems.push(`${f} ${e.resource.resourceType}: ${p}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(resources).toBe(219);
   });
 });
