@@ -47,7 +47,6 @@ const REASONS: Reason[] = [
     resource: "Encounter",
     why: "written by the PV1's Encounter, which reads the trigger event: an A11's Encounter is cancelled (test/pipeline/hl7v2/encounter.test.ts); the MSH alone makes none",
   },
-  { segment: "PD1", resource: "Observation", why: `${NOT_YET}: PD1-7 (living will) as an Observation` },
 
   {
     segment: "ROL",

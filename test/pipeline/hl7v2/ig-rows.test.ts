@@ -1,6 +1,6 @@
 // The rows of the IG's message maps closed for issue 30, exactly, on the coverage test messages
 // (test/fixtures/hl7v2/ig-coverage/): AIS/AIG/AIL/AIP into the Appointment, DG1 into Encounter.diagnosis,
-// MRG-3 as the prior Account, SCH-26 as the order, ADT^A17 placed in its structure.
+// MRG-3 as the prior Account, SCH-26 as the order, PD1-7 as the living will, ADT^A17 placed in its structure.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -105,7 +105,7 @@ describe("IG rows closed for issue 30", () => {
     const owner = (r: Resource) =>
       (byUrl.get(ref(r.subject))?.identifier as { value: string }[] | undefined)?.[0]?.value;
     expect(of("Encounter").map(owner)).toEqual(["PAT1", "PAT2"]);
-    expect(of("Observation").map(owner)).toEqual(["PAT1", "PAT1", "PAT2"]);
+    expect(of("Observation").map(owner)).toEqual(["PAT1", "PAT1", "PAT1", "PAT2", "PAT2"]); // with each one's living will (PD1-7)
   });
 
   it("makes the order a SIU is for (SCH-26) the Appointment's basedOn, with the id the ORM's order has", () => {
@@ -130,6 +130,29 @@ describe("IG rows closed for issue 30", () => {
     expect(ids).toContain(order?.id);
   });
 
+  it("makes PD1-7 the patient's living-will Observation (LOINC 75320-2, table 0315 value)", () => {
+    const { byUrl, of } = map("ADT_A01.hl7");
+    const [will] = of("Observation").filter(
+      (o) => (o.code as { coding: { code: string }[] }).coding[0]?.code === "75320-2",
+    );
+    const { id: _, subject, ...rest } = will as Resource;
+    expect(rest).toEqual({
+      resourceType: "Observation",
+      status: "final",
+      code: { coding: [{ system: "http://loinc.org", code: "75320-2" }] },
+      valueCodeableConcept: {
+        coding: [
+          {
+            system: "http://terminology.hl7.org/CodeSystem/v2-0315",
+            code: "Y",
+            display: "Yes, patient has a living will",
+          },
+        ],
+      },
+    });
+    expect(byUrl.get(ref(subject))?.resourceType).toBe("Patient");
+  });
+
   it("writes only valid FHIR R4 (Medplum's validator, the R4 JSON schema) on every IG coverage message", () => {
     const problems: string[] = [];
     let resources = 0;
@@ -146,6 +169,6 @@ describe("IG rows closed for issue 30", () => {
       }
     }
     expect(problems).toEqual([]);
-    expect(resources).toBe(219);
+    expect(resources).toBe(231);
   });
 });
