@@ -85,7 +85,7 @@ const REASONS: Reason[] = [
   {
     segment: "PV1",
     resource: "Coverage",
-    why: `${NOT_YET}: PV1-20 (financial class) as a Coverage; IN1 makes the Coverage`,
+    why: "decision: R4 requires a Coverage's payor, which PV1 does not name (the IG's PV1[Coverage] writes only PV1-20, the financial class, as its type); the IN1 makes the Coverage",
   },
   {
     segment: "DG1",
