@@ -29,6 +29,7 @@ const STRUCTURES = {
   ADT_A05: ["ADT^A05", "ADT^A14", "ADT^A28", "ADT^A31"],
   ADT_A06: ["ADT^A06", "ADT^A07"],
   ADT_A09: ["ADT^A09", "ADT^A10", "ADT^A11", "ADT^A12"],
+  ADT_A17: ["ADT^A17"],
   ADT_A39: ["ADT^A39", "ADT^A40", "ADT^A41", "ADT^A42"],
   ORU_R01: ["ORU^R01"],
   OUL_R22: ["OUL^R22"],

@@ -22,9 +22,9 @@ const LAYER: Record<string, number> = {
   review: 4,
   store: 4,
   server: 5,
+  dq: 5,
   scale: 5,
   intake: 5,
-  dq: 5,
   cli: 6,
   "index.ts": 7,
 };

@@ -15,6 +15,7 @@ const ALL = [
   "projects",
   "keys",
   "vocab",
+  "db",
   "export",
   "import",
   "revalidate",
@@ -23,6 +24,7 @@ const ALL = [
   "stream",
   "publish",
   "listen",
+  "dq",
 ];
 
 describe("crossmap: commands are loaded only when needed", () => {

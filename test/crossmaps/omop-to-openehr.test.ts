@@ -232,6 +232,13 @@ describe("OMOP CDM v5.4 -> openEHR 1.0.4 on the Synthea27Nj sample folder", () =
             "error",
             "concept 0 names no concept, and drug_source_value is absent",
           ],
+          // ...and, since the field is required, the row's composition is incomplete.
+          [
+            "drug_exposure.drug_concept_id",
+            "missing_required",
+            "error",
+            "required field drug_exposure.drug_concept_id gave no value",
+          ],
         ]);
       }
     } finally {

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { killAll, type NatsServer, startNatsServer, until } from "../scale/nats-harness.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeWithNats, killAll, type NatsServer, startNatsServer, until } from "../scale/nats-harness.js";
 import { bundleId, metricsOf, RawClient, startListener } from "./mllp-harness.js";
 
 let server: NatsServer;
@@ -48,7 +48,7 @@ async function published(url: string, subject: string): Promise<string[]> {
 
 const PER = 60;
 
-describe("crossmap listen --nats", () => {
+describeWithNats(import.meta.url)("crossmap listen --nats", () => {
   it("keeps messages in JetStream, publishes each Bundle once in order, through a kill -9 mid-run", async () => {
     const dir = mkdtempSync(join(tmpdir(), "crossmap-listen-nats-"));
     const args = ["--nats", server.url, "--out-subject", "fhir.bundles", "--journal", join(dir, "progress")];

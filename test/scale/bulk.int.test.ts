@@ -167,6 +167,8 @@ describeNats("crossmap map --nats with three workers", () => {
     expect(issues.map((i) => [i.line, i.code, i.target])).toEqual([
       [4, "malformed_json", undefined],
       [7, "unmapped_value", "Patient.gender"],
+      // Patient.gender is required: a value that converts to nothing leaves it missing.
+      [7, "missing_required", "Patient.gender"],
       [7, "invalid_value", "Patient.extension[+]"],
     ]);
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));

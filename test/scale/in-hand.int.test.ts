@@ -1,7 +1,7 @@
 // holdInHand against a real nats-server: a batch a worker holds is not redelivered however long it waits,
 // while one held without it comes back after each ack wait (what mapped batches twice on a busy machine).
 import { AckPolicy, type JsMsg } from "@nats-io/jetstream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { holdInHand, progressEvery } from "../../src/scale/in-hand.js";
 import { closeNats, connectNats, type Nats } from "../../src/scale/jetstream.js";
 import { describeWithNats, type NatsServer, startNatsServer } from "./nats-harness.js";

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { JsMsg } from "@nats-io/jetstream";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { closeNats, connectNats, type Nats } from "../../src/scale/jetstream.js";
 import { HEADER, WORK_STREAM, WORKERS_CONSUMER, workSubject } from "../../src/scale/names.js";
 import { runCli } from "../cli/run-cli.js";

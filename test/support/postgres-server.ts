@@ -1,32 +1,23 @@
 // Test harness: a private PostgreSQL cluster (Debian's `postgresql` package: initdb + pg_ctl) on a free
 // loopback port in a temp directory, run as an unprivileged user when the tests run as root (as CI does),
-// removed afterwards. Where the package is absent, tests skip with one line, except in CI, where they fail.
+// removed afterwards. Where the package is absent, the tests are skipped with one line (tools.ts), which
+// .ci/run (CROSSMAP_REQUIRE_TOOLS=1) turns into a failure.
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { findTool } from "./tools.js";
 
-/** The directory of initdb and pg_ctl, or undefined when PostgreSQL is not installed. */
+/** The directory of initdb and pg_ctl, or undefined when PostgreSQL is not installed (or hidden). */
 export function postgresBinDir(): string | undefined {
-  const candidates = [process.env.PG_BINDIR];
-  const root = "/usr/lib/postgresql";
-  if (existsSync(root)) {
-    const versions = readdirSync(root).sort((a, b) => Number(b) - Number(a));
-    for (const v of versions) candidates.push(join(root, v, "bin"));
-  }
-  for (const dir of (process.env.PATH ?? "").split(":")) candidates.push(dir);
-  return candidates.find((d) => d && existsSync(join(d, "initdb")) && existsSync(join(d, "pg_ctl")));
+  const initdb = findTool("initdb");
+  return initdb !== undefined && existsSync(join(dirname(initdb), "pg_ctl")) ? dirname(initdb) : undefined;
 }
 
-/** Whether the real-server tests run: PostgreSQL is installed, or we are in CI (where its absence fails). */
+/** Whether the real-server tests run (tools.ts: skipped with one line and listed at the end when not). */
 export function postgresAvailable(): boolean {
-  if (postgresBinDir()) return true;
-  if (process.env.CI) return true;
-  process.stderr.write(
-    "skipping PostgreSQL server tests: initdb/pg_ctl not found (apt-get install postgresql)\n",
-  );
-  return false;
+  return postgresBinDir() !== undefined;
 }
 
 export interface PostgresServer {

@@ -2,7 +2,7 @@
 // tests that need them are skipped with one line naming the package, and the skip is recorded for the run's
 // closing lines (tool-suite.ts records it, tool-skips.ts, the suite's globalSetup, lists it). CROSSMAP_HIDE_TOOLS=chromium,nats-server hides
 // them, as on a machine with only Node: that is how the skips are tested (test/support/tools.int.test.ts).
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
 export interface Tool {
@@ -27,9 +27,27 @@ export const TOOLS = {
     debian: "nats-server",
     env: "NATS_SERVER",
     paths: ["/usr/sbin/nats-server", "/usr/bin/nats-server"],
-    usedBy: "distributed runs over NATS JetStream (test/scale/*.int.test.ts)",
+    usedBy:
+      "distributed runs over NATS JetStream (test/scale/*.int.test.ts, test/intake/jetstream.int.test.ts)",
+  },
+  // A private cluster is started with initdb and pg_ctl, which Debian keeps in /usr/lib/postgresql/V/bin.
+  initdb: {
+    debian: "postgresql",
+    env: "PG_INITDB",
+    paths: postgresBinaries("initdb"),
+    usedBy:
+      "OMOP CDM loads into a real PostgreSQL server (test/sinks/cdm/load-postgres, test/sinks/db/client)",
   },
 } as const satisfies Record<string, Tool>;
+
+/** Debian's PostgreSQL program `name`, newest version first. */
+function postgresBinaries(name: string): string[] {
+  const root = "/usr/lib/postgresql";
+  if (!existsSync(root)) return [];
+  return readdirSync(root)
+    .sort((a, b) => Number(b) - Number(a))
+    .map((v) => join(root, v, "bin", name));
+}
 
 export const HIDE_ENV = "CROSSMAP_HIDE_TOOLS";
 export type ToolName = keyof typeof TOOLS;

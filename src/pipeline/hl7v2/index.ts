@@ -25,11 +25,7 @@ export {
   segmentMappers,
 } from "./bundle.js";
 export { compileUnescape, DEFAULT_DELIMITERS, type Delimiters, readDelimiters } from "./delimiters.js";
-export {
-  type IdentifierSystems,
-  loadIdentifierSystems,
-  parseIdentifierSystems,
-} from "./identifier-systems.js";
+export type { IdentifierSystems } from "./identifier-systems.js";
 export { type Hl7Message, type MalformedMessage, parseMessage, type SegmentContext } from "./message.js";
 export { fieldNames } from "./names.js";
 export { type RawMessage, splitMessages, streamMessages } from "./split.js";

@@ -141,6 +141,8 @@ describe("an ADT^A01 with custom delimiters as a transaction Bundle", () => {
               },
             ],
             period: { start: "2024-01-02T08:00:00-05:00" },
+            // The DG1's Condition, listed in the visit (IG DG1[Encounter]); DG1-6 F writes no use.
+            diagnosis: [{ condition: { reference: url(5) } }],
           },
           request: { method: "PUT", url: `Encounter/${VISIT}` },
         },

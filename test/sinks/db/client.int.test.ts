@@ -9,6 +9,7 @@ import { openDatabase, type SqlClient } from "../../../src/sinks/db/client.js";
 import { DatabaseError } from "../../../src/sinks/db/errors.js";
 import { startPgliteServer } from "../../support/pglite-server.js";
 import { postgresAvailable, startPostgres } from "../../support/postgres-server.js";
+import { describeWithTool } from "../../support/tool-suite.js";
 
 interface Backend {
   name: string;
@@ -37,7 +38,12 @@ const backends: Backend[] = [
     open: async () => ({ url: join(temp, `db${++n}.duckdb`), stop: async () => {} }),
   },
 ];
-if (postgresAvailable()) {
+if (!postgresAvailable()) {
+  // Said in one line and listed at the end of the run (a failure in CI, which installs the package).
+  describeWithTool("initdb", import.meta.url)("SqlClient on postgresql (server)", () => {
+    it("runs against Debian's PostgreSQL", () => {});
+  });
+} else {
   backends.push({
     name: "postgresql (server)",
     copy: true,

@@ -1,0 +1,190 @@
+// The built-in HL7 v2 -> FHIR crossmap measured against the v2-to-FHIR IG's own message maps
+// (test/fixtures/hl7v2/v2-to-fhir-ig/messages/): every row (message structure x segment -> resource) is
+// checked on a test message holding that segment (test/fixtures/hl7v2/ig-coverage/<message>.hl7), and the
+// resulting table must be exactly the one in docs/hl7v2.md (`UPDATE_IG_COVERAGE=1` rewrites it). A row the
+// crossmap does not produce needs its reason below; a reason for a row it does produce is stale and fails.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { findBuiltinCrossmap } from "../../../src/crossmap/catalog.js";
+import { loadCrossmapFile } from "../../../src/crossmap/load.js";
+import {
+  type IgCoverage,
+  igCoverage,
+  igCoverageTable,
+  igRows,
+  type Reason,
+} from "../../support/hl7v2-ig-coverage.js";
+import { FIXTURES_DIR } from "../../support/omop.js";
+
+const DOC_URL = new URL("../../../docs/hl7v2.md", import.meta.url);
+const START = "<!-- ig-coverage:start -->";
+const END = "<!-- ig-coverage:end -->";
+
+const NOT_YET = "not mapped yet";
+const PROVENANCE =
+  "not written: the MessageHeader names the message's source, sender and software, and a Provenance of the conversion itself would carry the time of each run, so the same message would no longer give the same Bundle (decision, see Ids)";
+const CARE_TEAM = `${NOT_YET}: the ROL/PRT is a PractitionerRole of its own (logical reference to the person); no CareTeam is made`;
+
+/** Why each row the crossmap does not produce is so (the IG's own condition, or a decision). */
+const REASONS: Reason[] = [
+  { segment: "MSH", resource: "Provenance", why: PROVENANCE },
+  { segment: "SFT", resource: "Provenance", why: `${PROVENANCE}; the software is a Device of its own` },
+  { segment: "ORC", resource: "Provenance", why: PROVENANCE },
+  { segment: "SCH", resource: "Provenance", why: PROVENANCE },
+  {
+    segment: "TXA",
+    resource: "Provenance",
+    why: `${NOT_YET}: the document's author and authenticator are on the DocumentReference (TXA-5, TXA-10)`,
+  },
+  {
+    segment: "PID",
+    resource: "Provenance",
+    why: `${NOT_YET}: PID-33/PID-34 (last update) as a Provenance of the Patient; an ADT's EVN makes the message's Provenance`,
+  },
+  {
+    segment: "MSH",
+    resource: "Encounter",
+    why: "written by the PV1's Encounter, which reads the trigger event: an A11's Encounter is cancelled (test/pipeline/hl7v2/encounter.test.ts); the MSH alone makes none",
+  },
+
+  {
+    segment: "ROL",
+    resource: "Patient",
+    why: `${NOT_YET}: Patient.generalPractitioner is PD1-4's; the ROL is a PractitionerRole of its own`,
+  },
+  {
+    segment: "PRT",
+    resource: "Patient",
+    why: `${NOT_YET}: Patient.generalPractitioner is PD1-4's; the PRT is a PractitionerRole of its own`,
+  },
+  { segment: "ROL", resource: "CareTeam", why: CARE_TEAM },
+  { segment: "PRT", resource: "CareTeam", why: CARE_TEAM },
+  { segment: "IN3", resource: "CareTeam", why: `${NOT_YET}: IN3 (certification) is not mapped` },
+  { segment: "IN3", resource: "Coverage", why: `${NOT_YET}: IN3 (certification) is not mapped` },
+  {
+    segment: "ROL",
+    resource: "Encounter",
+    why: `${NOT_YET}: the visit's ROL is a PractitionerRole of its own, not an Encounter.participant`,
+  },
+  {
+    segment: "NK1",
+    resource: "Patient",
+    why: "decision: every NK1 is a RelatedPerson (IG NK1[RelatedPerson]); Patient.contact would hold the same person twice",
+  },
+  {
+    segment: "PV1",
+    resource: "Basic",
+    why: "not written: the IG's EncounterHistory is an R5 backport in a Basic; PV1-43 (prior temporary location) is not mapped",
+  },
+  {
+    segment: "PV1",
+    resource: "Patient",
+    why: `${NOT_YET}: PV1-16 (VIP indicator) and the IG's other PV1[Patient] fields`,
+  },
+  {
+    segment: "PV1",
+    resource: "Coverage",
+    why: "decision: R4 requires a Coverage's payor, which PV1 does not name (the IG's PV1[Coverage] writes only PV1-20, the financial class, as its type); the IN1 makes the Coverage",
+  },
+  {
+    segment: "DG1",
+    resource: "EpisodeOfCare",
+    why: "decision: no EpisodeOfCare (the IG's DG1[EpisodeOfCare] writes only the diagnosis of an episode the message does not otherwise name)",
+  },
+  {
+    segment: "DG1",
+    resource: "ServiceRequest",
+    why: `${NOT_YET}: an order's DG1 is a Condition of its own, not the ServiceRequest's reasonReference`,
+  },
+  {
+    segment: "NTE",
+    resource: "DocumentReference",
+    why: `${NOT_YET}: R4's DocumentReference has no note; a document's NTE is dropped with a warning`,
+  },
+  {
+    segment: "OBR",
+    resource: "Specimen",
+    why: `${NOT_YET}: OBR-15 (specimen source, withdrawn after v2.5) as a Specimen; the SPM segments make the Specimens`,
+  },
+  {
+    segment: "OBR",
+    resource: "SupplyRequest",
+    why: `${NOT_YET}: an order without a patient (IG: a supply order) is read as a ServiceRequest that lacks its required subject`,
+  },
+  { segment: "ODS", resource: "SupplyRequest", why: `${NOT_YET}: ODS (dietary orders) is not mapped` },
+  {
+    segment: "ORC",
+    resource: "Task",
+    why: `${NOT_YET}: the IG's ORC[Task] (the order's workflow) is not written`,
+  },
+  {
+    segment: "ORC",
+    resource: "ServiceRequest",
+    why: "decision: a VXU's ORC is the vaccination's order, whose numbers are the Immunization's identifiers (IG ORC[Immunization]); a ServiceRequest is made per OBR only",
+  },
+  {
+    segment: "ORC",
+    resource: "DiagnosticReport",
+    why: `${NOT_YET}: ORC-2/ORC-3 as the report's identifiers (they give its id, docs Ids, and its basedOn order; its identifier is OBR-3's)`,
+  },
+  { segment: "PRT", resource: "Device", why: `${NOT_YET}: PRT-10 (participation device) as a Device` },
+  {
+    segment: "PRT",
+    resource: "Observation",
+    why: `${NOT_YET}: PRT-9/PRT-14 (location and address of a participation) as an Observation`,
+  },
+  {
+    segment: "PRT",
+    resource: "Immunization",
+    why: `${NOT_YET}: the PRT of a vaccination is a PractitionerRole, not Immunization.performer`,
+  },
+  {
+    segment: "PRT",
+    resource: "RelatedPerson",
+    why: `${NOT_YET}: a PRT of a person not a practitioner is a PractitionerRole, not a RelatedPerson`,
+  },
+];
+
+let rows: IgCoverage[] = [];
+
+beforeAll(async () => {
+  const cm = await loadCrossmapFile(findBuiltinCrossmap("hl7v2_2.5.1", "fhir_r4")?.path ?? "");
+  const ig = igRows(join(FIXTURES_DIR, "hl7v2", "v2-to-fhir-ig", "messages"));
+  rows = igCoverage(ig, cm, join(FIXTURES_DIR, "hl7v2", "ig-coverage"), REASONS);
+});
+
+describe("coverage of the v2-to-FHIR IG's message maps", () => {
+  it("reads every row of the IG's 13 message maps", () => {
+    expect(new Set(rows.map((r) => r.message)).size).toBe(13);
+    expect(rows.length).toBeGreaterThan(300);
+  });
+
+  it("gives every row the crossmap does not produce a reason, and no produced row one", () => {
+    expect(
+      rows.filter((r) => !r.shownBy && !r.why).map((r) => `${r.message} ${r.segment} -> ${r.resource}`),
+    ).toEqual([]);
+    const stale = REASONS.filter(
+      (reason) =>
+        !rows.some(
+          (r) =>
+            !r.shownBy &&
+            r.segment === reason.segment &&
+            r.resource === reason.resource &&
+            (!reason.message || reason.message.test(r.message)),
+        ),
+    );
+    expect(stale.map((r) => `${r.segment} -> ${r.resource}: ${r.why}`)).toEqual([]);
+  });
+
+  it("is the table in docs/hl7v2.md (UPDATE_IG_COVERAGE=1 rewrites it)", () => {
+    const doc = readFileSync(DOC_URL, "utf8");
+    const at = doc.indexOf(START);
+    const end = doc.indexOf(END);
+    expect(at).toBeGreaterThan(0);
+    const table = `${START}\n${igCoverageTable(rows)}\n${END}`;
+    if (process.env.UPDATE_IG_COVERAGE)
+      writeFileSync(DOC_URL, doc.slice(0, at) + table + doc.slice(end + END.length));
+    else expect(doc.slice(at, end + END.length)).toBe(table);
+  });
+});
