@@ -11,6 +11,14 @@ import type { SourceRecord } from "./types.js";
 
 export type IdValue = string | number | bigint | undefined;
 
+/**
+ * How the no_identity message names a fallback: the reader's own record id (`$ctx.id`) in words, since a
+ * reviewer reading the issue does not know the crossmap's context names; any other path as written.
+ */
+function fallbackName(path: string, named: (p: string) => string): string {
+  return path === "$ctx.id" ? "the source record's own id" : named(path);
+}
+
 /** An id and, when no business identifier gave it, the sentence that says where it came from instead. */
 export interface Identity {
   id: IdValue;
@@ -89,7 +97,7 @@ export function compileIdentity(
     rule.source !== undefined
       ? `derived from ${[rule.source].flat().map(named).join(", ")}`
       : rule.fallback !== undefined
-        ? named(rule.fallback)
+        ? fallbackName(rule.fallback, named)
         : "none";
   const message = `no business identifier is present (${tried}); the id is ${instead} instead`;
   return (s) => {

@@ -89,7 +89,7 @@ describe("runHl7v2", () => {
     // Observations without an order, a visit number or a time: their ids are the message's, said so (not of
     // the one left out for its missing code).
     const noIdentity = (file: string, m: number) =>
-      `${join(dir, file)} message ${m} segment 3 (OBX): warning no_identity at OBX -> Observation.id: Observation: no business identifier is present ($ctx.seg.ORC.3.1 + OBX.3.1, $ctx.seg.OBR.3.1 + OBX.3.1, $ctx.seg.ORC.2.1 + OBX.3.1, $ctx.seg.OBR.2.1 + OBX.3.1, $ctx.seg.PV1.19.1 + OBX.3.1, $ctx.seg.PID.3.1 + OBX.3.1 + OBX.14); the id is $ctx.id instead`;
+      `${join(dir, file)} message ${m} segment 3 (OBX): warning no_identity at OBX -> Observation.id: Observation: no business identifier is present ($ctx.seg.ORC.3.1 + OBX.3.1, $ctx.seg.OBR.3.1 + OBX.3.1, $ctx.seg.ORC.2.1 + OBX.3.1, $ctx.seg.OBR.2.1 + OBX.3.1, $ctx.seg.PV1.19.1 + OBX.3.1, $ctx.seg.PID.3.1 + OBX.3.1 + OBX.14); the id is the source record's own id instead`;
     expect(r.stderr.split("\n")).toEqual([
       noIdentity("a.hl7", 1),
       unmapped("a.hl7", 1, 5, "ZPI"),
