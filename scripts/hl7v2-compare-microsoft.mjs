@@ -45,6 +45,7 @@ export const REASONS = [
   { type: "Patient", path: /^extension\[us-core-ethnicity\]/, kind: "Microsoft", why: "Microsoft writes its own display (\"Non Hispanic or Latino\"); the crossmap the CDC display and the sender's text (PID-22.2)" },
   { type: "Patient", path: "extension[patient-mothersMaidenName].valueString", kind: "IG", why: "IG PID-6 maps XPN[string]: the family name only; Microsoft joins family, given and middle name" },
   { type: "Patient", path: /^extension\[patient-religion\]/, kind: "IG", why: "IG PID-17 maps through its Religion ConceptMap, which leaves AME unmapped: the crossmap keeps the sender's HL7 table 0006 code; Microsoft writes a v3 ReligiousAffiliation code" },
+  { type: "Patient", path: /^extension\[patient-importance\]/, kind: "IG", why: "IG PV1-16 maps through its VIPIndicator ConceptMap to v3 EncounterSpecialCourtesy (VIP); Microsoft keeps the sender's codings under placeholder systems (L, DCM)" },
   { type: "Patient", path: /^communication\.language/, kind: "IG", why: "IG PID-15 maps CWE[CodeableConcept] (its PrimaryLanguage ConceptMap lists no v2 codes): the crossmap keeps the sender's ISO 639 codes (ara, eng) under table 0296; Microsoft converts them to BCP 47 (ar, en)" },
   { type: "Patient", path: /^telecom\.(system|use)$/, kind: "Microsoft", why: "Microsoft writes an XTN-3 of \"JP:1234567\" as the system and XTN-2 \"HOME\" as the use, neither valid FHIR codes; the crossmap writes phone and the IG's default use for PID-13, home" },
   // Encounter (IG PV1[Encounter])

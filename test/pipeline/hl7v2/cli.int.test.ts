@@ -24,7 +24,7 @@ describe("crossmap map --format hl7v2", () => {
     ]);
     // The visit has no visit number (PV1-19): its Encounter keeps the message's id, said so.
     expect(r.stderr).toMatch(
-      /^- message 2 segment 3 \(PV1\): warning no_identity at PV1 -> Encounter\.id: Encounter: no business identifier is present \(PV1\.19\.1 \+ PV1\.19\.4, PV1\.19\.1 \+ \$ctx\.msh\.4, PV1\.19\.1\); the id is \$ctx\.id instead\ncrossmap map: 2 messages -> 2 Bundles, 0 malformed; 5 segments in, 5 resources out, 0 failed, 0 with errors, 1 warnings; issues: no_identity 1; \d+\.\d\d s\n$/,
+      /^- message 2 segment 3 \(PV1\): warning no_identity at PV1 -> Encounter\.id: Encounter: no business identifier is present \(PV1\.19\.1 \+ PV1\.19\.4, PV1\.19\.1 \+ \$ctx\.msh\.4, PV1\.19\.1\); the id is the source record's own id instead\ncrossmap map: 2 messages -> 2 Bundles, 0 malformed; 5 segments in, 5 resources out, 0 failed, 0 with errors, 1 warnings; issues: no_identity 1; \d+\.\d\d s\n$/,
     );
   });
 

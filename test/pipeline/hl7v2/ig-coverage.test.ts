@@ -79,11 +79,6 @@ const REASONS: Reason[] = [
   },
   {
     segment: "PV1",
-    resource: "Patient",
-    why: `${NOT_YET}: PV1-16 (VIP indicator) and the IG's other PV1[Patient] fields`,
-  },
-  {
-    segment: "PV1",
     resource: "Coverage",
     why: "decision: R4 requires a Coverage's payor, which PV1 does not name (the IG's PV1[Coverage] writes only PV1-20, the financial class, as its type); the IN1 makes the Coverage",
   },
