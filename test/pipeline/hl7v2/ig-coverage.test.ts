@@ -38,11 +38,6 @@ const REASONS: Reason[] = [
     why: `${NOT_YET}: the document's author and authenticator are on the DocumentReference (TXA-5, TXA-10)`,
   },
   {
-    segment: "PID",
-    resource: "Provenance",
-    why: `${NOT_YET}: PID-33/PID-34 (last update) as a Provenance of the Patient; an ADT's EVN makes the message's Provenance`,
-  },
-  {
     segment: "MSH",
     resource: "Encounter",
     why: "written by the PV1's Encounter, which reads the trigger event: an A11's Encounter is cancelled (test/pipeline/hl7v2/encounter.test.ts); the MSH alone makes none",

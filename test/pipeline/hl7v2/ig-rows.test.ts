@@ -1,6 +1,7 @@
 // The rows of the IG's message maps closed for issue 30, exactly, on the coverage test messages
 // (test/fixtures/hl7v2/ig-coverage/): AIS/AIG/AIL/AIP into the Appointment, DG1 into Encounter.diagnosis,
-// MRG-3 as the prior Account, SCH-26 as the order, PD1-7 as the living will, ADT^A17 placed in its structure.
+// MRG-3 as the prior Account, SCH-26 as the order, PD1-7 as the living will, ADT^A17 placed in its structure,
+// PID-33/34 as the last-update Provenance and PV1-16 as the patient-importance extension.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -153,6 +154,52 @@ describe("IG rows closed for issue 30", () => {
     expect(byUrl.get(ref(subject))?.resourceType).toBe("Patient");
   });
 
+  it("writes PID-33/PID-34 as the Patient's last-update Provenance and PV1-16 as its importance", () => {
+    const { byUrl, of } = map("ORU_R01.hl7");
+    const [patient] = of("Patient");
+    const provenances = of("Provenance").filter(
+      (p) => byUrl.get(ref((p.target as unknown[])[0]))?.resourceType === "Patient",
+    );
+    expect(provenances.map(({ id: _, target: __, ...p }) => p)).toEqual([
+      {
+        resourceType: "Provenance",
+        occurredDateTime: "2024-01-02T03:04:00+01:00",
+        recorded: "2024-01-02T03:04:00+01:00",
+        activity: {
+          coding: [{ system: "http://terminology.hl7.org/CodeSystem/v3-DataOperation", code: "UPDATE" }],
+        },
+        agent: [
+          {
+            who: { display: "IGCOV HOSP" },
+            type: {
+              coding: [
+                {
+                  system: "http://terminology.hl7.org/CodeSystem/provenance-participant-type",
+                  code: "performer",
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ]);
+    expect(byUrl.get(ref((provenances[0]?.target as unknown[])[0]))).toBe(patient);
+    expect(
+      (patient?.extension as { url: string }[]).find((e) => e.url.endsWith("patient-importance")),
+    ).toEqual({
+      url: "http://hl7.org/fhir/StructureDefinition/patient-importance",
+      valueCodeableConcept: {
+        coding: [
+          {
+            system: "http://terminology.hl7.org/CodeSystem/v3-EncounterSpecialCourtesy",
+            code: "VIP",
+            display: "very important person",
+          },
+        ],
+      },
+    });
+  });
+
   it("writes only valid FHIR R4 (Medplum's validator, the R4 JSON schema) on every IG coverage message", () => {
     const problems: string[] = [];
     let resources = 0;
@@ -169,6 +216,6 @@ describe("IG rows closed for issue 30", () => {
       }
     }
     expect(problems).toEqual([]);
-    expect(resources).toBe(231);
+    expect(resources).toBe(245);
   });
 });
