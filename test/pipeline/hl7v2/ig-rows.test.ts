@@ -158,7 +158,7 @@ describe("IG rows closed for issue 30", () => {
     const { byUrl, of } = map("ORU_R01.hl7");
     const [patient] = of("Patient");
     const provenances = of("Provenance").filter(
-      (p) => byUrl.get(ref((p.target as unknown[])[0]))?.resourceType === "Patient",
+      (p) => byUrl.get(ref(((p.target ?? []) as unknown[])[0]))?.resourceType === "Patient",
     );
     expect(provenances.map(({ id: _, target: __, ...p }) => p)).toEqual([
       {
@@ -183,9 +183,9 @@ describe("IG rows closed for issue 30", () => {
         ],
       },
     ]);
-    expect(byUrl.get(ref((provenances[0]?.target as unknown[])[0]))).toBe(patient);
+    expect(byUrl.get(ref(((provenances[0]?.target ?? []) as unknown[])[0]))).toBe(patient);
     expect(
-      (patient?.extension as { url: string }[]).find((e) => e.url.endsWith("patient-importance")),
+      ((patient?.extension ?? []) as { url: string }[]).find((e) => e.url.endsWith("patient-importance")),
     ).toEqual({
       url: "http://hl7.org/fhir/StructureDefinition/patient-importance",
       valueCodeableConcept: {
