@@ -51,6 +51,7 @@ export const REASONS = [
   // Encounter (IG PV1[Encounter])
   { type: "Encounter", path: "status", kind: "IG", why: "IG PV1-2 and PV1-45: a preadmit (PV1-2 = P) without a discharge date is planned (PatientClass[EncounterStatus]); Microsoft takes the trigger event (A01 in-progress), which the IG applies only to ADT_A11 (cancelled)" },
   { type: "Encounter", path: "location.status", kind: "IG", why: "IG PV1-3: the assigned location of a preadmit (PV1-2 = P) is planned (Microsoft: active); IG PV1-42: the pending location is reserved (Microsoft: planned); Microsoft also writes PV1-43 (prior temporary location), which has no IG row" },
+  { type: "Encounter", path: /^participant\.type\.coding\.(code|system)$/, kind: "IG", why: "IG ROL[Encounter-PractitionerRole]: a visit's ROL-3 goes through the ProviderRole ConceptMap (PP -> SNOMED CT 446050000, primary care physician) with the sender's table 0443 coding beside it; Microsoft writes the ROL of a primary care provider as REF" },
   { type: "Encounter", path: "participant.type.coding.display", kind: "Microsoft", why: "Microsoft writes a display for the attending doctor only; the crossmap for every v3 ParticipationType code" },
   // Observation (IG OBX[Observation])
   { type: "Observation", path: "status", kind: "crossmap", why: "OBX-11 R, S (preliminary) and I, O (registered) are codes the IG's ConceptMap leaves unmapped; the crossmap maps them as listed next to table0085, Microsoft writes unknown" },

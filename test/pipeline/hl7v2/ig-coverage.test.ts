@@ -43,25 +43,10 @@ const REASONS: Reason[] = [
     why: "written by the PV1's Encounter, which reads the trigger event: an A11's Encounter is cancelled (test/pipeline/hl7v2/encounter.test.ts); the MSH alone makes none",
   },
 
-  {
-    segment: "ROL",
-    resource: "Patient",
-    why: `${NOT_YET}: Patient.generalPractitioner is PD1-4's; the ROL is a PractitionerRole of its own`,
-  },
-  {
-    segment: "PRT",
-    resource: "Patient",
-    why: `${NOT_YET}: Patient.generalPractitioner is PD1-4's; the PRT is a PractitionerRole of its own`,
-  },
   { segment: "ROL", resource: "CareTeam", why: CARE_TEAM },
   { segment: "PRT", resource: "CareTeam", why: CARE_TEAM },
   { segment: "IN3", resource: "CareTeam", why: `${NOT_YET}: IN3 (certification) is not mapped` },
   { segment: "IN3", resource: "Coverage", why: `${NOT_YET}: IN3 (certification) is not mapped` },
-  {
-    segment: "ROL",
-    resource: "Encounter",
-    why: `${NOT_YET}: the visit's ROL is a PractitionerRole of its own, not an Encounter.participant`,
-  },
   {
     segment: "NK1",
     resource: "Patient",

@@ -1,7 +1,8 @@
 // The rows of the IG's message maps closed for issue 30, exactly, on the coverage test messages
 // (test/fixtures/hl7v2/ig-coverage/): AIS/AIG/AIL/AIP into the Appointment, DG1 into Encounter.diagnosis,
 // MRG-3 as the prior Account, SCH-26 as the order, PD1-7 as the living will, ADT^A17 placed in its structure,
-// PID-33/34 as the last-update Provenance and PV1-16 as the patient-importance extension.
+// PID-33/34 as the last-update Provenance, PV1-16 as the patient-importance extension, ROL/PRT into the
+// Encounter's participants and the Patient's general practitioners.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -198,6 +199,42 @@ describe("IG rows closed for issue 30", () => {
         ],
       },
     });
+  });
+
+  it("adds the visit's ROL to the Encounter's participants and a PP role's person to the Patient's GPs", () => {
+    const { byUrl, of } = map("ADT_A01.hl7");
+    const [encounter] = of("Encounter");
+    const roles = (encounter?.participant as Record<string, unknown>[]).filter(
+      (p) => byUrl.get(ref(p.individual))?.resourceType === "PractitionerRole",
+    );
+    expect(roles.map(({ individual: _, ...p }) => p)).toEqual([
+      {
+        type: [
+          {
+            coding: [
+              {
+                system: "http://terminology.hl7.org/CodeSystem/v3-ParticipationType",
+                code: "CON",
+                display: "consultant",
+              },
+              {
+                system: "http://terminology.hl7.org/CodeSystem/v2-0443",
+                code: "CP",
+                display: "Consulting Provider",
+              },
+            ],
+          },
+        ],
+        period: { start: "2024-01-02T03:04:00+01:00" },
+      },
+    ]);
+    const [patient] = of("Patient");
+    expect(patient?.generalPractitioner).toEqual([
+      { identifier: { value: "GP1" }, display: "Gina Goodman" },
+      { identifier: { value: "ORG1" }, display: "IGCOV CLINIC" },
+      { identifier: { value: "PCP1" }, display: "Paula Primary" },
+      { identifier: { value: "PRTP1" }, display: "Pat Party" },
+    ]);
   });
 
   it("writes only valid FHIR R4 (Medplum's validator, the R4 JSON schema) on every IG coverage message", () => {
