@@ -204,7 +204,7 @@ describe("IG rows closed for issue 30", () => {
   it("adds the visit's ROL to the Encounter's participants and a PP role's person to the Patient's GPs", () => {
     const { byUrl, of } = map("ADT_A01.hl7");
     const [encounter] = of("Encounter");
-    const roles = (encounter?.participant as Record<string, unknown>[]).filter(
+    const roles = ((encounter?.participant ?? []) as Record<string, unknown>[]).filter(
       (p) => byUrl.get(ref(p.individual))?.resourceType === "PractitionerRole",
     );
     expect(roles.map(({ individual: _, ...p }) => p)).toEqual([
