@@ -65,6 +65,8 @@ const CLOSED_IDS = new HashTable([new Uint32Array(ID_SLOT)], ID_SLOT);
 const CLOSED_CODES = new HashTable([new Uint32Array(CODE_SLOT)], CODE_SLOT);
 
 const NO_ABBREVIATIONS = {};
+/** The byte that ends a concept record's name (layout.ts encodeConcept's separator). */
+const NAME_END = 0x1f;
 
 export class LmdbVocabularyBridge implements VocabularyBridge {
   private concepts: Slab[];
@@ -152,6 +154,15 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     return decodeConcept(slab.words[word]!, slab.bytes, start, start + slab.words[word + 1]!);
   }
 
+  /** The id and name of the concept record at `ref`: the record's first field, up to its separator. */
+  private nameAt(ref: number): { id: number; name: string } {
+    const slab = this.concepts[refSlab(ref)]!;
+    const word = refWord(ref);
+    const start = word * 4 + 8;
+    const end = slab.bytes.indexOf(NAME_END, start);
+    return { id: slab.words[word]!, name: slab.bytes.toString("utf8", start, end) };
+  }
+
   /**
    * The word index of concept `id`'s slot in `this.ids.words`, or -1. (`!ref`, not `ref === 0`, in
    * the probe loops: a view that lmdb-js had detached would read undefined, and must end the probe.)
@@ -229,6 +240,7 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
         info,
         {
           conceptAt: (ref) => this.conceptAt(ref),
+          nameAt: (ref) => this.nameAt(ref),
           getConcept: (id) => this.getConcept(id),
           lookupCode: (v, c) => this.lookupCode(v, c),
           mapsTo: (id) => this.mapConcept(id, { relationships: ["Maps to"] }),

@@ -29,39 +29,57 @@ function push(out: number[], g: number, distinct: boolean): void {
   if (!distinct || !out.includes(g)) out.push(g);
 }
 
-/** A text's n-gram vector: gram bucket -> TF-IDF weight, and its length. */
+/**
+ * A text's n-gram vector: gram buckets and their TF-IDF weights (in order of first appearance), and its
+ * length. Arrays, not a Map: a suggestion builds one per candidate name, and Maps cost most of that.
+ */
 export interface GramVector {
-  weights: Map<number, number>;
+  grams: number[];
+  weights: number[];
   norm: number;
 }
 
 const scratch: number[] = [];
+/** Per bucket: a vector's position + 1 while it is built, then 0 again. */
+const position = new Int32Array(GRAM_BUCKETS);
+/** Per bucket: the larger vector's weight while a cosine is taken, then 0 again. */
+const dense = new Float64Array(GRAM_BUCKETS);
 
 export function gramVector(words: readonly string[], idf: Float32Array): GramVector {
-  const tf = new Map<number, number>();
+  const grams: number[] = [];
+  const weights: number[] = [];
   for (const w of words) {
     gramCodes(w, scratch);
-    for (const g of scratch) tf.set(g, (tf.get(g) ?? 0) + 1);
+    for (const g of scratch) {
+      const at = position[g]!;
+      if (at === 0) {
+        position[g] = grams.push(g);
+        weights.push(1);
+      } else weights[at - 1]!++;
+    }
   }
   let sum = 0;
-  const weights = new Map<number, number>();
-  for (const [g, n] of tf) {
-    const v = n * idf[g]!;
-    weights.set(g, v);
+  for (let k = 0; k < grams.length; k++) {
+    const g = grams[k]!;
+    position[g] = 0;
+    const v = weights[k]! * idf[g]!;
+    weights[k] = v;
     sum += v * v;
   }
-  return { weights, norm: Math.sqrt(sum) };
+  return { grams, weights, norm: Math.sqrt(sum) };
 }
 
 /** Cosine of two vectors, 0 .. 1. */
 export function cosine(a: GramVector, b: GramVector): number {
   if (a.norm === 0 || b.norm === 0) return 0;
-  const [small, large] = a.weights.size <= b.weights.size ? [a, b] : [b, a];
+  const [small, large] = a.grams.length <= b.grams.length ? [a, b] : [b, a];
+  for (let k = 0; k < large.grams.length; k++) dense[large.grams[k]!] = large.weights[k]!;
   let dot = 0;
-  for (const [g, v] of small.weights) {
-    const w = large.weights.get(g);
-    if (w !== undefined) dot += v * w;
+  for (let k = 0; k < small.grams.length; k++) {
+    const w = dense[small.grams[k]!]!;
+    if (w !== 0) dot += small.weights[k]! * w;
   }
+  for (let k = 0; k < large.grams.length; k++) dense[large.grams[k]!] = 0;
   return Math.min(1, dot / (a.norm * b.norm));
 }
 

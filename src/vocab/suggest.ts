@@ -58,7 +58,7 @@ export const MAX_CANDIDATES = 50;
  * readCap: postings read from one word's list; a word with more only confirms concepts already found.
  * confirmCap: concepts a common word confirms. rerank: concepts per reading whose names are compared.
  */
-export const suggestTuning = { readCap: 20_000, confirmCap: 5_000, rerank: 150 };
+export const suggestTuning = { readCap: 5_000, confirmCap: 5_000, rerank: 50, scan: 500, pairCap: 400_000 };
 
 /** Words of a description beyond these are ignored. */
 const MAX_WORDS = 16;
@@ -67,10 +67,23 @@ const RANK_UNIT = 2 ** ROW_BITS;
 /** What the suggester reads from the rest of the index (lmdb-bridge.ts). */
 export interface SuggestSource {
   conceptAt(ref: number): Concept;
+  /** The id and name of the concept at a ref, without the rest of its record. */
+  nameAt(ref: number): { id: number; name: string };
   getConcept(id: number): Concept | undefined;
   lookupCode(vocabularyId: string, code: string): Concept | undefined;
   /** Concepts a concept "Maps to". */
   mapsTo(conceptId: number): Concept[];
+}
+
+/** A concept found by text, read whole only if it is returned. */
+interface Scored {
+  id: number;
+  score: number;
+  match: CandidateMatch;
+  nameLength: number;
+  /** Its record (found by name), or 0 and the concept itself (found through "Maps to"). */
+  ref: number;
+  concept: Concept | undefined;
 }
 
 interface Pick {
@@ -84,6 +97,8 @@ interface Pick {
 export class Suggester {
   private readonly acc: Float32Array;
   private readonly best: Float32Array;
+  /** The rank of a row's postings (the top bits), noted when a list first reaches the row. */
+  private readonly rowRank: Uint8Array;
   private readonly shift: number;
   private readonly mask: number;
   private readonly vocabularyIds: string[];
@@ -98,6 +113,7 @@ export class Suggester {
   ) {
     this.acc = new Float32Array(words.rows);
     this.best = new Float32Array(words.rows);
+    this.rowRank = new Uint8Array(words.rows);
     this.shift = info.column_shift;
     this.mask = 2 ** info.column_shift - 1;
     this.vocabularyIds = info.vocabularies;
@@ -164,27 +180,35 @@ export class Suggester {
     }
     const idf = this.words.gramIdf;
     const vectors = variants.map((v) => gramVector(v, idf));
-    const scored = new Map<number, Candidate>();
-    const keep = (c: Concept, score: number, match: CandidateMatch) => {
-      if (!passes(c)) return;
-      const had = scored.get(c.concept_id);
-      if (!had || had.score < score) scored.set(c.concept_id, candidate(c, score, match));
+    // Concepts found by name are passed by the row filter already; only their names are read here, and
+    // only the candidates returned are read whole.
+    const scored = new Map<number, Scored>();
+    const keep = (
+      id: number,
+      score: number,
+      match: CandidateMatch,
+      nameLength: number,
+      ref: number,
+      c?: Concept,
+    ) => {
+      const had = scored.get(id);
+      if (!had || had.score < score) scored.set(id, { id, score, match, nameLength, ref, concept: c });
     };
     for (const p of picks.values()) {
-      const concept = this.source.conceptAt(p.ref);
-      const score = this.similarity(concept.concept_name, variants, vectors, matchLists, p);
-      const isStandard = concept.standard_concept === "S" && !concept.invalid_reason;
-      if (isStandard || !standard) keep(concept, score, "name");
+      const { id, name } = this.source.nameAt(p.ref);
+      const score = this.similarity(name, variants, vectors, matchLists, p);
+      const isStandard = this.rowRank[p.row] === 0;
+      if (isStandard || !standard) keep(id, score, "name", name.length, p.ref);
       if (!isStandard && standard) {
-        for (const m of this.source.mapsTo(concept.concept_id)) keep(m, score, "mapped_name");
+        for (const m of this.source.mapsTo(id)) {
+          if (passes(m)) keep(m.concept_id, score, "mapped_name", m.concept_name.length, 0, m);
+        }
       }
     }
     return [...scored.values()]
-      .sort(
-        (a, b) =>
-          b.score - a.score || a.concept_name.length - b.concept_name.length || a.concept_id - b.concept_id,
-      )
-      .slice(0, limit);
+      .sort((a, b) => b.score - a.score || a.nameLength - b.nameLength || a.id - b.id)
+      .slice(0, limit)
+      .map((s) => candidate(s.concept ?? this.source.conceptAt(s.ref), s.score, s.match));
   }
 
   /**
@@ -261,13 +285,15 @@ export class Suggester {
   }
 
   /**
-   * Concepts holding a reading's words, as picks. Rarer words first: each reads its lists (up to
-   * readCap) into the accumulator, a word's score in a concept being the best of its matches; a word
-   * with longer lists only adds to concepts already found (up to confirmCap of them).
+   * Concepts holding a reading's words, as picks. Rarer words first: each reads its lists into the
+   * accumulator (a word's score in a concept being the best of its matches) while the reading has read
+   * fewer than readCap postings; a word with longer lists only adds to the confirmCap concepts found so
+   * far with the highest scores, by a forward search of its lists. Only the `scan` best by score are then
+   * looked at for the final order, so the work per reading is bounded whatever the lists' lengths.
    */
   private gather(reading: string[], matchLists: WordMatch[][], accepts: (row: number) => boolean): Pick[] {
-    const { readCap, confirmCap, rerank } = suggestTuning;
-    const { acc, best } = this;
+    const { readCap, confirmCap, rerank, scan, pairCap } = suggestTuning;
+    const { acc, best, rowRank } = this;
     const order = reading
       .map((_, i) => i)
       .filter((i) => matchLists[i]!.length > 0)
@@ -275,38 +301,91 @@ export class Suggester {
     const touched: number[] = [];
     let total = 0;
     for (const i of reading.keys()) total += this.wordWeight(matchLists[i]!);
+    let read = 0;
+    // The rows the words past the read ones may add to, ascending by posting (rank, row), once chosen.
+    let confirm: Uint32Array | undefined;
     for (const i of order) {
       const wordTouched: number[] = [];
-      for (const m of matchLists[i]!) {
+      let size = 0;
+      for (const m of matchLists[i]!) size += Math.min(this.words.df[m.token]!, readCap);
+      const readAll = touched.length === 0 || read + size <= readCap;
+      if (!readAll) confirm ??= this.strongest(touched, confirmCap);
+      // The rarest word is common too (every word is): its concepts that also hold the next word, not
+      // the first readCap of its concepts, which would hold the next word by chance only.
+      const next = order[1];
+      const pair = touched.length === 0 && next !== undefined && i === order[0] && size >= readCap;
+      if (pair) {
+        const others = matchLists[next]!.map((m) => this.words.list(m.token));
+        const at = new Int32Array(others.length);
+        let scanned = 0;
+        for (const m of matchLists[i]!) {
+          const value = this.words.idf(m.token) * m.weight;
+          const { words, start, count } = this.words.list(m.token);
+          for (const [j, o] of others.entries()) at[j] = o.start;
+          const end = start + Math.min(count, pairCap - scanned);
+          scanned += end - start;
+          for (let k = start; k < end && wordTouched.length < readCap; k++) {
+            const v = words[k]!;
+            let found = false;
+            for (let j = 0; j < others.length && !found; j++) {
+              const o = others[j]!;
+              const oEnd = o.start + o.count;
+              if (at[j]! >= oEnd) continue;
+              at[j] = seek(o.words, at[j]!, oEnd, v);
+              found = at[j]! < oEnd && o.words[at[j]!] === v;
+            }
+            if (!found) continue;
+            const row = v & ROW_MASK;
+            if (best[row] === 0) {
+              wordTouched.push(row);
+              rowRank[row] = v >>> ROW_BITS;
+            }
+            if (best[row]! < value) best[row] = value;
+          }
+        }
+      }
+      for (const m of pair ? [] : matchLists[i]!) {
         const value = this.words.idf(m.token) * m.weight;
         const { words, start, count } = this.words.list(m.token);
-        if (count <= readCap || touched.length === 0) {
+        if (readAll) {
           for (let k = start, end = start + Math.min(count, readCap); k < end; k++) {
-            const row = words[k]! & ROW_MASK;
-            if (best[row] === 0) wordTouched.push(row);
+            const v = words[k]!;
+            const row = v & ROW_MASK;
+            if (best[row] === 0) {
+              wordTouched.push(row);
+              rowRank[row] = v >>> ROW_BITS;
+            }
             if (best[row]! < value) best[row] = value;
           }
         } else {
-          for (const row of this.strongest(touched, confirmCap)) {
-            if (contains(words, start, count, this.rank(row) * RANK_UNIT + row)) {
+          // Both ascending: each search starts where the last one ended.
+          let lo = start;
+          const end = start + count;
+          for (let c = 0; c < confirm!.length && lo < end; c++) {
+            const row = confirm![c]!;
+            lo = seek(words, lo, end, rowRank[row]! * RANK_UNIT + row);
+            if (lo < end && (words[lo]! & ROW_MASK) === row) {
               if (best[row] === 0) wordTouched.push(row);
               if (best[row]! < value) best[row] = value;
             }
           }
         }
       }
+      if (readAll) read += size;
       for (const row of wordTouched) {
         if (acc[row] === 0) touched.push(row);
         acc[row]! += best[row]!;
         best[row] = 0;
       }
     }
-    // The best by coverage, nudged towards names of about the reading's length.
+    // The `scan` best by coverage that pass the filters, then the best of those by coverage nudged
+    // towards names of about the reading's length.
+    const passing: number[] = [];
+    for (const row of touched) if (accepts(row)) passing.push(row);
     const length = reading.join(" ").length;
     const top: { key: number; row: number }[] = [];
-    for (const row of touched) {
+    for (const row of passing.length > scan ? this.strongestUnordered(passing, scan) : passing) {
       const coverage = acc[row]! / total;
-      if (!accepts(row)) continue;
       const nameLength = this.column(row, 4) & 0xff;
       const key = coverage * (0.75 + (0.25 * Math.min(length, nameLength)) / Math.max(length, nameLength, 1));
       if (top.length >= rerank && key <= top[top.length - 1]!.key) continue;
@@ -325,10 +404,28 @@ export class Suggester {
     return picks;
   }
 
-  /** Up to `n` of the touched rows, the highest scores first (all of them when they are few). */
-  private strongest(touched: number[], n: number): number[] {
-    if (touched.length <= n) return touched;
-    return [...touched].sort((a, b) => this.acc[b]! - this.acc[a]!).slice(0, n);
+  /** Up to `n` of the touched rows with the highest scores, ascending by posting (rank, then row). */
+  private strongest(touched: number[], n: number): Uint32Array {
+    const rows = Uint32Array.from(touched.length <= n ? touched : this.strongestUnordered(touched, n));
+    const { rowRank } = this;
+    const postings = Float64Array.from(rows, (row) => rowRank[row]! * RANK_UNIT + row).sort();
+    for (let k = 0; k < rows.length; k++) rows[k] = postings[k]! % RANK_UNIT;
+    return rows;
+  }
+
+  /**
+   * `n` of `rows` with the highest scores, in no order: a selection around the n-th score (linear), so a
+   * reading with hundreds of thousands of matches is not sorted. Ties at the n-th score: the first come.
+   */
+  private strongestUnordered(rows: number[], n: number): number[] {
+    const { acc } = this;
+    const scores = Float32Array.from(rows, (row) => acc[row]!);
+    const threshold = nthLargest(scores, n);
+    const out: number[] = [];
+    for (const row of rows) if (acc[row]! > threshold) out.push(row);
+    for (let k = 0; k < rows.length && out.length < n; k++)
+      if (acc[rows[k]!] === threshold) out.push(rows[k]!);
+    return out;
   }
 
   private rarest(matches: WordMatch[]): number {
@@ -354,9 +451,11 @@ export class Suggester {
     };
     const vocabularies = table(options.vocabularies, this.vocabularyIds);
     const domains = table(options.domains, this.domainIds);
+    // The rank comes with the postings (rowRank): without filters, no column is read.
+    if (!vocabularies && !domains) return (row) => this.rowRank[row] !== 3;
     return (row) => {
       const facets = this.column(row, 2);
-      const rank = this.column(row, 4) >>> 8;
+      const rank = this.rowRank[row]!;
       if (rank === 3 || (domains && domains[facets >>> 16] !== 1)) return false;
       if (standard && rank !== 0) return true;
       return !vocabularies || vocabularies[facets & 0xffff] === 1;
@@ -365,10 +464,6 @@ export class Suggester {
 
   private column(row: number, k: number): number {
     return this.columns[row >>> this.shift]!.words[(row & this.mask) * COLUMN_WIDTH + k]!;
-  }
-
-  private rank(row: number): number {
-    return this.column(row, 4) >>> 8;
   }
 
   /** A word the index lacks that runs letters into digits (`5mg`, `covid19`) is read as its parts. */
@@ -387,14 +482,46 @@ const candidate = (c: Concept, score: number, match: CandidateMatch): Candidate 
   match,
 });
 
-/** Whether ascending `list[start, start + count)` holds `value` (binary search). */
-function contains(list: Uint32Array, start: number, count: number, value: number): boolean {
-  let lo = start;
-  let hi = start + count;
+/** The first position in ascending `list[from, end)` whose value is >= `value` (gallop, then binary search). */
+function seek(list: Uint32Array, from: number, end: number, value: number): number {
+  let lo = from;
+  let step = 1;
+  while (lo + step < end && list[lo + step]! < value) {
+    lo += step;
+    step *= 2;
+  }
+  if (list[lo]! >= value) return lo;
+  let hi = Math.min(end, lo + step + 1);
+  lo++;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (list[mid]! < value) lo = mid + 1;
     else hi = mid;
   }
-  return lo < start + count && list[lo] === value;
+  return lo;
+}
+
+/** The n-th largest of `values` (1-based; the smallest when there are fewer), reordering them (quickselect). */
+function nthLargest(values: Float32Array, n: number): number {
+  let lo = 0;
+  let hi = values.length - 1;
+  const k = Math.min(n, values.length) - 1;
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >>> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (values[i]! > pivot) i++;
+      while (values[j]! < pivot) j--;
+      if (i <= j) {
+        const t = values[i]!;
+        values[i++] = values[j]!;
+        values[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return values[k]!;
+  }
+  return values[k]!;
 }

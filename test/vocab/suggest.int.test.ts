@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildVocabulary } from "../../src/vocab/build.js";
 import { type LmdbVocabularyBridge, openVocabulary } from "../../src/vocab/lmdb-bridge.js";
+import { suggestTuning } from "../../src/vocab/suggest.js";
 import { loadAbbreviations } from "../../src/vocab/suggest-table.js";
 import { parseAbbreviations, readings } from "../../src/vocab/suggest-text.js";
 
@@ -70,6 +71,22 @@ describe("suggest", () => {
     const scores = bridge.suggest({ description: "glucose serum" }, { limit: 10 }, table).map((c) => c.score);
     expect(scores.every((s) => s > 0 && s < 1)).toBe(true);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+  });
+});
+
+describe("bounded work per term", () => {
+  const defaults = { ...suggestTuning };
+  afterAll(() => Object.assign(suggestTuning, defaults));
+
+  it("reads a common rarest word's concepts that also hold the next word, and ranks only those", () => {
+    // Caps far below the sample's lists stand for the long lists of a full vocabulary: "potassium" has
+    // more postings than the budget, so only its concepts that also hold "serum" are gathered (the
+    // budget's first few concepts of "potassium" would hold "serum" by chance only).
+    Object.assign(suggestTuning, { readCap: 5, confirmCap: 5, rerank: 3, scan: 5 });
+    expect(ids("potassium serum")).toEqual([3023103]);
+    expect(ids("serum potassium plasma")).toEqual([3023103]);
+    Object.assign(suggestTuning, defaults);
+    expect(ids("potassium serum")).toEqual([3023103, 3005456, 40185280]);
   });
 });
 
