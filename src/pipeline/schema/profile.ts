@@ -54,7 +54,7 @@ export function kindOf(v: string): ValueKind {
   if (COMPACT_DATETIME.test(v) && v.length > 8) return "datetime";
   if (COMPACT_DATE.test(v)) return "date";
   // A number written with a leading zero (07030, 00093) is a code: a zip, an NDC part, never a count.
-  if (/^0\d/.test(v)) return "code";
+  if (/^0\d+$/.test(v)) return "code";
   if (INTEGER.test(v)) return "integer";
   if (DECIMAL.test(v)) return "decimal";
   if (ISO_DATE.test(v) || SLASH_DATE.test(v)) return "date";
