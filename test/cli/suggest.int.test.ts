@@ -407,6 +407,38 @@ describe("crossmap suggest --server: pushed over HTTP to a running crossmap serv
         "choose Dr. Ada",
       ]);
 
+      // Schema suggestions take the same way: schema items with candidates, a decided one kept.
+      const table = join(dir, "patients.csv");
+      writeFileSync(table, "mrn,dob\nMRN1,1954-03-12\nMRN2,1987-11-02\n");
+      const schemaArgs = [
+        "suggest",
+        "--schema",
+        table,
+        "--to",
+        "omop",
+        "--project",
+        project,
+        "--server",
+        server.url,
+      ];
+      const pushedSchema = await runCli(schemaArgs, { env: { CROSSMAP_API_KEY: bot } });
+      expect(JSON.parse(pushedSchema.stdout)).toMatchObject({ pushed: { created: 2, skipped: 0 } });
+      const schema = (await api("GET", `/v1/projects/${project}/schema-mapping?q=dob`, ada)).json as {
+        items: { id: string; target_column: string; candidates: unknown[] }[];
+      };
+      expect(schema.items[0]).toMatchObject({ target_column: "birth_datetime" });
+      expect(schema.items[0]!.candidates).toHaveLength(5);
+      const approved = await api(
+        "POST",
+        `/v1/projects/${project}/schema-mapping/${schema.items[0]!.id}/approve`,
+        ada,
+      );
+      expect(approved.status).toBe(200);
+      const schemaAgain = await runCli(schemaArgs, { env: { CROSSMAP_API_KEY: bot } });
+      expect(JSON.parse(schemaAgain.stdout)).toMatchObject({
+        pushed: { created: 0, updated: 0, unchanged: 1, skipped: 1 },
+      });
+
       // A wrong key is the server's 401, said in words; nothing is pushed.
       const wrong = await runCli(args("3"), { env: { CROSSMAP_API_KEY: "cmk_wrong" } });
       expect(wrong.code).not.toBe(0);
