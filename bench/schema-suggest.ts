@@ -8,7 +8,12 @@ import { join } from "node:path";
 import Papa from "papaparse";
 import { ColumnProfiler } from "../src/pipeline/schema/profile.js";
 import { SchemaRanker } from "../src/pipeline/schema/rank.js";
-import { loadFitRules, loadSchemaWords, targetColumns } from "../src/pipeline/schema/rules.js";
+import {
+  loadFitRules,
+  loadSchemaWords,
+  loadTargetNames,
+  targetColumns,
+} from "../src/pipeline/schema/rules.js";
 import { expandInputs, readTerms } from "../src/pipeline/terms/read.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "test", "fixtures", "schema-suggest");
@@ -65,7 +70,11 @@ const results: Record<string, Record<string, Quality>> = {};
 for (const target of [...new Set(labels.map((l) => l.target!))]) {
   const columns = targetColumns(target);
   results[target] = {
-    suggest: measure(target, new SchemaRanker(columns, loadFitRules(target), loadSchemaWords()), "suggest"),
+    suggest: measure(
+      target,
+      new SchemaRanker(columns, loadFitRules(target), loadSchemaWords(), new Map(), loadTargetNames(target)),
+      "suggest",
+    ),
     "names as written": measure(target, new SchemaRanker(columns, [], new Map()), "names"),
   };
 }

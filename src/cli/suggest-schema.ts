@@ -6,7 +6,13 @@ import { writeFile } from "node:fs/promises";
 import { AppError } from "../errors.js";
 import { type ColumnProfile, ColumnProfiler } from "../pipeline/schema/profile.js";
 import { type SchemaCandidate, SchemaRanker } from "../pipeline/schema/rank.js";
-import { loadFitRules, loadSchemaWords, sourceAliases, targetColumns } from "../pipeline/schema/rules.js";
+import {
+  loadFitRules,
+  loadSchemaWords,
+  loadTargetNames,
+  sourceAliases,
+  targetColumns,
+} from "../pipeline/schema/rules.js";
 import { expandInputs, readTerms, type TermInputFormat, type TermProblem } from "../pipeline/terms/read.js";
 
 export interface SchemaSuggestFlags {
@@ -38,6 +44,7 @@ export async function suggestSchema(
     loadFitRules(flags.to, flags.schemaTypes),
     loadSchemaWords(flags.schemaWords),
     sourceAliases(flags.from),
+    loadTargetNames(flags.to, flags.schemaTypes),
   );
   const profiler = new ColumnProfiler();
   const files = await expandInputs(inputs, flags.format);

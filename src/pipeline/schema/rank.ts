@@ -16,6 +16,8 @@ interface Target {
   /** Words of the column's name and alias, and of its table. */
   words: Set<string>;
   tableWords: Set<string>;
+  /** A word a source name may say instead of one of `words` -> that word (FHIR subject: patient). */
+  instead: Map<string, string>;
   /** The fit of each kind of value. */
   fit: (kind: ColumnProfile["kind"]) => number;
 }
@@ -39,6 +41,8 @@ export class SchemaRanker {
     private readonly words: SchemaWords,
     /** Source field aliases by `TABLE.field` (HL7 v2 `PID.7` -> `date_time_of_birth`). */
     private readonly aliases: ReadonlyMap<string, string> = new Map(),
+    /** Target word -> words a source name may say instead (schema-types.yaml `names`). */
+    targetNames: ReadonlyMap<string, readonly string[]> = new Map(),
   ) {
     this.targets = columns.map((c) => {
       const rule = rules.find(
@@ -47,9 +51,13 @@ export class SchemaRanker {
             (r.column.test(c.column) || (c.alias !== undefined && r.column.test(c.alias)))) ||
           (r.type !== undefined && c.type !== undefined && r.type.test(c.type)),
       );
+      const words = new Set([...nameWords(c.column), ...(c.alias === undefined ? [] : nameWords(c.alias))]);
+      const instead = new Map<string, string>();
+      for (const w of words) for (const other of targetNames.get(w) ?? []) instead.set(other, w);
       return {
         column: c,
-        words: new Set([...nameWords(c.column), ...(c.alias === undefined ? [] : nameWords(c.alias))]),
+        words,
+        instead,
         tableWords: new Set(nameWords(c.table)),
         fit: (kind) => (kind === "empty" ? 0.5 : rule ? (rule.fits[kind] ?? rule.other) : 0.5),
       };
@@ -98,6 +106,9 @@ export class SchemaRanker {
           if (t.words.has(f)) {
             best = Math.max(best, k === 0 ? 1 : 0.9);
             covered.add(f);
+          } else if (t.instead.has(f)) {
+            best = Math.max(best, 0.9);
+            covered.add(t.instead.get(f)!);
           } else if (f.length >= 3) {
             for (const x of t.words) {
               if (x.length >= 3 && (x.startsWith(f) || f.startsWith(x))) {
@@ -110,7 +121,10 @@ export class SchemaRanker {
       });
       said += best;
     }
-    for (const f of tableForms) if (t.words.has(f)) covered.add(f);
+    for (const f of tableForms) {
+      if (t.words.has(f)) covered.add(f);
+      else if (t.instead.has(f)) covered.add(t.instead.get(f)!);
+    }
     const precision = said / own.length;
     let got = 0;
     for (const x of t.words) if (covered.has(x)) got++;

@@ -70,7 +70,30 @@ const fitRule = z
   })
   .strict()
   .refine((r) => r.column !== undefined || r.type !== undefined, { message: "give column or type" });
-const typesFile = z.object({ standards: z.record(z.string(), z.array(fitRule)) }).strict();
+const typesFile = z
+  .object({
+    standards: z.record(z.string(), z.array(fitRule)),
+    names: z.record(z.string(), z.record(z.string(), z.array(z.string()))).optional(),
+  })
+  .strict();
+
+const parseTypes = (file: string) => {
+  const parsed = typesFile.safeParse(parseYaml(read(file)));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new AppError(400, "input_error", `${file}: ${issue.path.join(".")}: ${issue.message}`);
+  }
+  return parsed.data;
+};
+
+/**
+ * Words a standard's column names stand for (FHIR `subject` is the patient): target word -> the words a
+ * source name may say instead. Empty when the file names none for the standard.
+ */
+export function loadTargetNames(standard: string, file: string = SCHEMA_TYPES): Map<string, string[]> {
+  const names = parseTypes(file).names?.[standard] ?? {};
+  return new Map(Object.entries(names).map(([k, v]) => [stem(k), v.map(stem)]));
+}
 
 export interface FitRule {
   column?: RegExp | undefined;
@@ -80,14 +103,10 @@ export interface FitRule {
 }
 
 export function loadFitRules(standard: string, file: string = SCHEMA_TYPES): FitRule[] {
-  const parsed = typesFile.safeParse(parseYaml(read(file)));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new AppError(400, "input_error", `${file}: ${issue.path.join(".")}: ${issue.message}`);
-  }
-  const rules = parsed.data.standards[standard];
+  const data = parseTypes(file);
+  const rules = data.standards[standard];
   if (!rules) {
-    const known = Object.keys(parsed.data.standards).join(", ");
+    const known = Object.keys(data.standards).join(", ");
     throw new AppError(
       400,
       "usage",

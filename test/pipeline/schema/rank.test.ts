@@ -9,6 +9,7 @@ import { SchemaRanker } from "../../../src/pipeline/schema/rank.js";
 import {
   loadFitRules,
   loadSchemaWords,
+  loadTargetNames,
   nameWords,
   sourceAliases,
   targetColumns,
@@ -145,5 +146,17 @@ describe("ranking a column", () => {
     expect(ranker.rank(profile("PID", "PID.7", ["19241010", "198808181126+0215"]), 1)).toEqual([
       { target_table: "person", target_column: "birth_datetime", score: 0.862 },
     ]);
+  });
+
+  it("a FHIR column named by its role is found through what it stands for (subject: the patient)", () => {
+    const fhir = (names: Map<string, string[]>) =>
+      new SchemaRanker(targetColumns("fhir_r4"), loadFitRules("fhir_r4"), loadSchemaWords(), new Map(), names)
+        .rank(profile("labs", "mrn", ["MRN1", "MRN1", "MRN2"]), 2)
+        .map((c) => `${c.target_table}.${c.target_column} ${c.score}`);
+    expect(fhir(loadTargetNames("fhir_r4"))).toEqual([
+      "Observation.identifier 0.899",
+      "Observation.subject 0.899",
+    ]);
+    expect(fhir(new Map())).not.toContain("Observation.subject 0.899");
   });
 });
