@@ -10,6 +10,7 @@ const cases: Record<string, string> = {
   "cross-mapping-http": "cross-mapping-http.ts",
   vocab: "vocab.ts",
   suggest: "suggest.ts",
+  "schema-suggest": "schema-suggest.ts",
   hl7v2: "hl7v2.ts",
   workbench: "workbench.ts",
   nats: "nats.ts",

@@ -1,7 +1,8 @@
 // `crossmap suggest <inputs...> --from S --vocab DIR`: the distinct source terms of a standard's records
 // (where they are is data: crossmaps/standards/source-terms/) or of a site's term list (--csv), each
 // with its ranked candidate concepts (src/vocab/suggest.ts), written as NDJSON, a Usagi CSV, and/or pushed
-// to a project as concept items awaiting review (decided items are never touched).
+// to a project as concept items awaiting review (decided items are never touched). With --schema, the
+// source tables' columns instead, ranked against a target standard's columns (suggest-schema.ts).
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { AppError } from "../errors.js";
@@ -15,10 +16,15 @@ import { loadAbbreviations } from "../vocab/suggest-table.js";
 import { vocabularyForSystem } from "../vocab/systems.js";
 import { printJson, withDataDir, withStores } from "./data-dir.js";
 import { standardOption } from "./standard-arg.js";
+import { schemaPushItem, suggestSchema, writeSchemaOut } from "./suggest-schema.js";
 
 interface SuggestFlags {
   from?: string;
-  vocab: string;
+  vocab?: string;
+  schema?: boolean;
+  to?: string;
+  schemaWords?: string;
+  schemaTypes?: string;
   csv?: string;
   descriptionColumn?: string;
   codeColumn?: string;
@@ -47,8 +53,18 @@ export function registerSuggest(program: Command): void {
     program
       .command("suggest [inputs...]")
       .description("rank candidate concepts for the distinct source terms of records or of a term list")
-      .requiredOption("--vocab <dir>", "vocabulary index built by `crossmap vocab build`")
+      .option("--vocab <dir>", "vocabulary index built by `crossmap vocab build` (not with --schema)")
       .addOption(standardOption("--from <standard>", "the standard of the inputs"))
+      .option("--schema", "rank target table.column candidates for the inputs' columns instead of terms")
+      .addOption(standardOption("--to <standard>", "with --schema: the standard whose columns are ranked"))
+      .option(
+        "--schema-words <file>",
+        "with --schema: name words (default: crossmaps/suggest/schema-words.tsv)",
+      )
+      .option(
+        "--schema-types <file>",
+        "with --schema: value fits (default: crossmaps/suggest/schema-types.yaml)",
+      )
       .option("--csv <file>", "a site's term list (CSV with a header) instead of records")
       .option("--description-column <name>", "with --csv: the column of the term's text")
       .option("--code-column <name>", "with --csv: the column of the term's code")
@@ -75,6 +91,8 @@ export function registerSuggest(program: Command): void {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_CANDIDATES) {
       throw new AppError(400, "usage", `--candidates must be a whole number from 1 to ${MAX_CANDIDATES}`);
     }
+    if (flags.schema) return schemaAction(inputs, flags, limit);
+    if (!flags.vocab) throw new AppError(400, "usage", "give --vocab DIR, the index to rank concepts from");
     if (!flags.out && !flags.usagi && !flags.project) {
       throw new AppError(
         400,
@@ -107,7 +125,7 @@ export function registerSuggest(program: Command): void {
     }
     if (flags.out) await writeFile(flags.out, ranked.map(ndjsonLine).join(""));
     if (flags.usagi) await writeFile(flags.usagi, usagiCsv(ranked));
-    const pushed = flags.project ? await push(flags, ranked) : undefined;
+    const pushed = flags.project ? await push(flags, "concept", ranked.map(pushItem)) : undefined;
     printJson({
       terms: ranked.length,
       with_candidates: ranked.filter((r) => r.candidates.length > 0).length,
@@ -118,13 +136,45 @@ export function registerSuggest(program: Command): void {
   });
 }
 
-async function collect(inputs: string[], flags: SuggestFlags): Promise<TermCollector> {
-  let failed = false;
+/** Reports a record's problem on stderr with its file and line; an error makes the exit code 1. */
+function problemReporter() {
+  const state = { failed: false };
   const problem = (p: { file: string; line?: number; entry?: number; severity: string; message: string }) => {
     const at = p.line !== undefined ? `:${p.line}` : p.entry !== undefined ? ` entry ${p.entry}` : "";
     process.stderr.write(`${p.file}${at}: ${p.severity === "warning" ? "warning: " : ""}${p.message}\n`);
-    if (p.severity === "error") failed = true;
+    if (p.severity === "error") state.failed = true;
   };
+  return { problem, state };
+}
+
+/** `--schema`: the inputs' columns, each with its ranked target columns, to NDJSON and/or a project. */
+async function schemaAction(inputs: string[], flags: SuggestFlags, limit: number): Promise<void> {
+  if (flags.usagi || flags.csv) {
+    throw new AppError(
+      400,
+      "usage",
+      "--schema takes source tables as input files, and writes --out or --project",
+    );
+  }
+  if (!flags.out && !flags.project) {
+    throw new AppError(400, "usage", "say where the suggestions go: --out FILE and/or --project P");
+  }
+  if (flags.server && !flags.project) throw new AppError(400, "usage", "--server needs --project");
+  const { problem, state } = problemReporter();
+  const { ranked, tables } = await suggestSchema(inputs, flags, limit, problem);
+  if (state.failed) process.exitCode = 1;
+  if (flags.out) await writeSchemaOut(flags.out, ranked);
+  const pushed = flags.project ? await push(flags, "schema", ranked.map(schemaPushItem)) : undefined;
+  printJson({
+    columns: ranked.length,
+    with_candidates: ranked.filter((r) => r.candidates.length > 0).length,
+    records: tables,
+    ...(pushed ? { pushed } : {}),
+  });
+}
+
+async function collect(inputs: string[], flags: SuggestFlags): Promise<TermCollector> {
+  const { problem, state } = problemReporter();
   let collector: TermCollector;
   if (flags.csv) {
     if (inputs.length > 0)
@@ -154,26 +204,31 @@ async function collect(inputs: string[], flags: SuggestFlags): Promise<TermColle
     const files = await expandInputs(inputs, flags.format);
     await readTerms(files, collector, { format: flags.format, entity: flags.entity, problem });
   }
-  if (failed) process.exitCode = 1;
+  if (state.failed) process.exitCode = 1;
   return collector;
 }
 
-/** Pushes the terms as concept items; items a reviewer decided are skipped by the push itself. */
-async function push(flags: SuggestFlags, ranked: RankedTerm[]): Promise<object> {
-  const items = ranked.map(pushItem);
+type PushItems = ReturnType<typeof pushItem>[] | ReturnType<typeof schemaPushItem>[];
+
+/** Pushes concept (or schema) items; items a reviewer decided are skipped by the push itself. */
+async function push(flags: SuggestFlags, kind: "concept" | "schema", items: PushItems): Promise<object> {
   if (!flags.server) {
-    const { conceptFields, pushItems } = await import("../server/handlers/sync.js");
+    const { conceptFields, pushItems, schemaFields } = await import("../server/handlers/sync.js");
     return withStores(flags, async (stores) => {
       if (!stores.projects.get(flags.project!)) {
         throw new AppError(404, "not_found", `Project ${flags.project} not found in ${flags.dataDir}`);
       }
-      const s = await pushItems(stores, stores.conceptItems, "concept", {
-        projectId: flags.project!,
-        items: items.map((i) => ({ fields: conceptFields(i) })),
-        force: false,
-        keyId: null,
-        reviewer: null,
-      });
+      const common = { projectId: flags.project!, force: false, keyId: null, reviewer: null };
+      const s =
+        kind === "concept"
+          ? await pushItems(stores, stores.conceptItems, "concept", {
+              ...common,
+              items: (items as ReturnType<typeof pushItem>[]).map((i) => ({ fields: conceptFields(i) })),
+            })
+          : await pushItems(stores, stores.schemaItems, "schema", {
+              ...common,
+              items: (items as ReturnType<typeof schemaPushItem>[]).map((i) => ({ fields: schemaFields(i) })),
+            });
       return { created: s.created, updated: s.updated, unchanged: s.unchanged, skipped: s.skipped };
     });
   }
@@ -184,7 +239,7 @@ async function push(flags: SuggestFlags, ranked: RankedTerm[]): Promise<object> 
       "usage",
       "--server needs the API key in the CROSSMAP_API_KEY environment variable",
     );
-  const url = `${flags.server.replace(/\/$/, "")}/api/v1/sync/projects/${encodeURIComponent(flags.project!)}/concept-mappings/bulk`;
+  const url = `${flags.server.replace(/\/$/, "")}/api/v1/sync/projects/${encodeURIComponent(flags.project!)}/${kind}-mappings/bulk`;
   const total = { created: 0, updated: 0, unchanged: 0, skipped: 0 };
   for (let i = 0; i < items.length; i += 1000) {
     let res: Response;

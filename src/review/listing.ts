@@ -29,6 +29,11 @@ export interface ItemFilter {
   max_confidence?: number | undefined;
   /** Case- and accent-insensitive substring of the source fields and target names. */
   q?: string | undefined;
+  /**
+   * The confidence tier: only items whose first ranked candidate is their suggestion and scores at least
+   * this. Items without candidates, or whose suggestion is not the first candidate, never match.
+   */
+  min_top_score?: number | undefined;
 }
 
 type Item = SchemaItem | ConceptItem;
@@ -78,6 +83,7 @@ export function matcher(kind: ItemKind, f: ItemFilter): (item: Item) => boolean 
   const { needs_review: needsReview, min_confidence: lo, max_confidence: hi } = f;
   const q = f.q !== undefined && f.q !== "" ? fold(f.q) : undefined;
   const stateOf = stateReader(kind);
+  const tier = f.min_top_score;
   return (item) => {
     const state = stateOf(item);
     if (states !== undefined && !states.has(state)) return false;
@@ -88,8 +94,29 @@ export function matcher(kind: ItemKind, f: ItemFilter): (item: Item) => boolean 
       if (lo !== undefined && c < lo) return false;
       if (hi !== undefined && c > hi) return false;
     }
+    if (tier !== undefined && !topScoreAtLeast(item, kind, tier)) return false;
     return q === undefined || textOf(item, kind).includes(q);
   };
+}
+
+/** Whether the item's suggestion is its first candidate and that candidate scores at least `min`. */
+function topScoreAtLeast(item: Item, kind: ItemKind, min: number): boolean {
+  if (kind === "concept") {
+    const i = item as ConceptItem;
+    const top = i.candidates?.[0];
+    return (
+      top !== undefined && top.score !== null && top.score >= min && top.concept_id === i.target_concept_id
+    );
+  }
+  const i = item as SchemaItem;
+  const top = i.candidates?.[0];
+  return (
+    top !== undefined &&
+    top.score !== null &&
+    top.score >= min &&
+    top.target_table === i.target_table &&
+    top.target_column === i.target_column
+  );
 }
 
 export interface Page {

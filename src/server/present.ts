@@ -14,6 +14,7 @@ export const presentSchemaItem = (i: SchemaItem) => ({
   updated_at: i.updated_at,
   reviewed_at: i.reviewed_at,
   comment: i.comment ?? null,
+  candidates: i.candidates ?? null,
 });
 
 export const presentConceptItem = (i: ConceptItem) => ({

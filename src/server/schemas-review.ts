@@ -31,6 +31,10 @@ const bounds = {
   min_confidence: z.coerce.number().optional().meta({ description: "Inclusive lower bound" }),
   max_confidence: z.coerce.number().optional().meta({ description: "Inclusive upper bound" }),
 };
+const minTopScore = z.coerce.number().optional().meta({
+  description:
+    "Confidence tier: only items whose first candidate is their suggestion and scores at least this (items without candidates never match)",
+});
 const q = z
   .string()
   .max(200)
@@ -56,6 +60,7 @@ export const schemaListQuery = z
     status: stateList(SCHEMA_STATUSES).optional().meta({ description: "One status or a comma list" }),
     needs_review: needsReviewParam,
     ...bounds,
+    min_top_score: minTopScore,
     q,
     sort: sortOf(SCHEMA_SORTS),
     limit: limit(1000).default(100),
@@ -68,6 +73,7 @@ export const conceptListQuery = z
     method: stateList(CONCEPT_METHODS).optional().meta({ description: "One method or a comma list" }),
     needs_review: needsReviewParam,
     ...bounds,
+    min_top_score: minTopScore,
     q,
     sort: sortOf(SORT_KEYS),
     limit: limit(1000).default(100),
@@ -80,6 +86,7 @@ const bodyFilter = {
   needs_review: z.boolean().optional(),
   min_confidence: z.number().optional(),
   max_confidence: z.number().optional(),
+  min_top_score: z.number().optional(),
   q: z.string().max(200).optional(),
 };
 export const schemaBulkFilter = z

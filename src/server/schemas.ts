@@ -79,6 +79,31 @@ export const candidateOut = z.object({
   match: z.string().nullable(),
 });
 
+/** A candidate target column as a push gives it (crossmap suggest --schema). */
+export const schemaCandidateIn = z
+  .object({
+    target_table: name,
+    target_column: name,
+    score: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .optional()
+      .meta({ description: "The ranking's score, 0 .. 1" }),
+  })
+  .transform((c) => ({
+    target_table: c.target_table,
+    target_column: c.target_column,
+    score: c.score ?? null,
+  }));
+
+export const schemaCandidateOut = z.object({
+  target_table: z.string(),
+  target_column: z.string(),
+  score: z.number().nullable(),
+});
+
 export const chooseBody = z.object({
   candidate: integer()
     .min(1)
@@ -105,6 +130,10 @@ export const schemaItemOut = z.object({
   status: z.enum(SCHEMA_STATUSES),
   ...meta,
   comment: z.string().nullable(),
+  candidates: z.array(schemaCandidateOut).nullable().meta({
+    description:
+      "Ranked candidate target columns, best first (crossmap suggest --schema); the suggestion is the first",
+  }),
 });
 
 export const conceptItemOut = z.object({
@@ -173,6 +202,9 @@ export const schemaPushItem = z.object({
   confidence: confidence.optional(),
   status: z.enum(SCHEMA_STATUSES).optional(),
   comment: commentText.optional(),
+  candidates: z.array(schemaCandidateIn).max(MAX_ITEM_CANDIDATES).nullable().optional().meta({
+    description: "Ranked candidate target columns, best first; left out: an update keeps the stored ones",
+  }),
 });
 
 export const conceptPushItem = z.object({

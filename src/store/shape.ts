@@ -17,6 +17,7 @@ export const schemaShape = (i: SchemaItem): SchemaItem => ({
   confidence: i.confidence,
   status: i.status,
   comment: i.comment ?? null,
+  candidates: i.candidates ?? null,
 });
 
 export const conceptShape = (i: ConceptItem): ConceptItem => ({

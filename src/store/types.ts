@@ -52,6 +52,18 @@ export interface SchemaItem extends ItemMeta {
   status: SchemaStatus;
   /** Optional on stored items written before comments existed; presented as null. */
   comment?: string | null;
+  /**
+   * Ranked candidate target columns (crossmap suggest --schema), best first; the suggestion
+   * (target_table, target_column) is the first when they were made. Reviews never change them.
+   */
+  candidates?: SchemaCandidate[] | null;
+}
+
+/** A candidate target column of a schema item, with the ranking's score (0 .. 1). */
+export interface SchemaCandidate {
+  target_table: string;
+  target_column: string;
+  score: number | null;
 }
 
 export interface ConceptItem extends ItemMeta {

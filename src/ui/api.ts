@@ -16,6 +16,8 @@ export interface SchemaItem {
   updated_at: string;
   reviewed_at: string | null;
   comment: string | null;
+  /** Ranked candidate target columns, best first (crossmap suggest --schema). */
+  candidates?: { target_table: string; target_column: string; score: number | null }[] | null;
 }
 
 export interface ConceptItem {

@@ -85,6 +85,26 @@ export function Detail({ item, history }: { item: Item | undefined; history: Aud
           </ol>
         </>
       )}
+      {!isConcept(item) && item.candidates && item.candidates.length > 0 && (
+        <>
+          <h3>Candidates</h3>
+          <ol class="candidates" aria-label="Candidates">
+            {item.candidates.map((c) => (
+              <li
+                key={`${c.target_table}.${c.target_column}`}
+                class={
+                  c.target_table === item.target_table && c.target_column === item.target_column
+                    ? "chosen"
+                    : undefined
+                }
+              >
+                {c.target_table}.{c.target_column}{" "}
+                <span class="score">{c.score === null ? "—" : c.score.toFixed(2)}</span>
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
       <h3>Comment</h3>
       <p class="comment">{item.comment ?? "No comment (press c to write one)."}</p>
       <h3>History</h3>

@@ -30,8 +30,11 @@ import {
 import { FilterBar, type Filters, filterParams, NO_FILTERS } from "./filters.js";
 import { Progress } from "./progress.js";
 import { ItemsTable } from "./table.js";
+import { AutoAccept, type TierDecision } from "./tiers.js";
 
 const PAGE = 50;
+/** Most decisions one bulk call takes. */
+const MAX_BULK = 10_000;
 
 type Action = "approve" | "reject" | "override" | "comment" | "choose";
 type Body = Record<string, unknown> | undefined;
@@ -216,6 +219,31 @@ export function Review(props: { projectId: string; kind: Kind; scope: string }) 
     }
   };
 
+  /** The tier's approvals, at most a bulk call's 10,000 at a time, reported as one result. */
+  const applyTier = async (decisions: TierDecision[], what: string) => {
+    let applied = 0;
+    const failed: string[] = [];
+    try {
+      for (let i = 0; i < decisions.length; i += MAX_BULK) {
+        const r = (
+          await call<BulkResult>("POST", `${base}/bulk`, {
+            body: { decisions: decisions.slice(i, i + MAX_BULK) },
+          })
+        ).body;
+        applied += r.applied;
+        for (const x of r.results) if (x.status !== 200) failed.push(`${x.id}: ${x.status}`);
+      }
+    } catch (e) {
+      fail(e);
+    }
+    setMessage(
+      `${what}: ${applied} approved, ${failed.length} failed` +
+        (failed.length ? ` (${failed.join(", ")})` : ""),
+    );
+    await load();
+    loadStats();
+  };
+
   const approveSelected = () => {
     const chosen = items.filter((i) => selected.has(i.id));
     if (chosen.length === 0) {
@@ -377,6 +405,7 @@ export function Review(props: { projectId: string; kind: Kind; scope: string }) 
               : "Loading…"}
         </span>
       </div>
+      <AutoAccept base={base} canWrite={canWrite} changed={stats} apply={applyTier} fail={fail} />
       <p class="status" role="status" aria-live="polite">
         {message}
       </p>

@@ -85,6 +85,7 @@ it("documents the workbench endpoints and the fields they added", () => {
       "needs_review",
       "min_confidence",
       "max_confidence",
+      "min_top_score",
       "q",
       "sort",
       "limit",

@@ -45,6 +45,7 @@ describe("schema mapping item", () => {
       status: "approved",
       version: 2,
       comment: null,
+      candidates: null,
     });
     expect(Object.keys(r.json as object)).toEqual([
       "id",
@@ -59,6 +60,7 @@ describe("schema mapping item", () => {
       "updated_at",
       "reviewed_at",
       "comment",
+      "candidates",
     ]);
   });
 

@@ -68,6 +68,7 @@ describe("schema mappings", () => {
       status: "needs_review",
       version: 1,
       comment: null,
+      candidates: null,
     });
     expect(byId.get(ids[1])).toMatchObject({ status: "auto_accepted", version: 1 });
     expect(byId.get("sm_fixed")).toEqual({
@@ -80,6 +81,7 @@ describe("schema mappings", () => {
       status: "needs_review",
       version: 1,
       comment: null,
+      candidates: null,
     });
 
     // Pushing back what was pulled (server fields included) changes nothing either.

@@ -1,5 +1,5 @@
 // Reads source data of any input form the command line reads (OMOP table exports as CSV, FHIR resources
-// as NDJSON or Bundles, HL7 v2 ER7 messages) into a TermCollector, streaming: a file is never held whole.
+// as NDJSON or Bundles, HL7 v2 ER7 messages) into a TermCollector (or another RecordSink), streaming: a file is never held whole.
 // Files and folders in; a record that cannot be read is a located problem, and the records around it count.
 import { createReadStream } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
@@ -14,6 +14,14 @@ import { sniffJson } from "../sniff.js";
 import type { TermCollector } from "./collect.js";
 
 export type TermInputFormat = "csv" | "json" | "hl7v2";
+
+/** Where the records go: the term collector, or the column profiler of schema suggestions. */
+export interface RecordSink {
+  readonly declaration: { readonly file: string };
+  /** The entity a CSV file's name means, or undefined to leave the file out (with a warning). */
+  entityNamed(name: string): string | undefined;
+  add(entity: string, record: object): void;
+}
 
 export interface TermProblem {
   file: string;
@@ -71,7 +79,7 @@ export async function expandInputs(inputs: readonly string[], format?: TermInput
 /** Reads every record of `files` into the collector. */
 export async function readTerms(
   files: readonly string[],
-  collector: TermCollector,
+  collector: RecordSink,
   o: ReadTermsOptions,
 ): Promise<void> {
   for (const file of files) {
@@ -82,7 +90,7 @@ export async function readTerms(
   }
 }
 
-async function readCsv(file: string, collector: TermCollector, o: ReadTermsOptions): Promise<void> {
+async function readCsv(file: string, collector: RecordSink, o: ReadTermsOptions): Promise<void> {
   const name = basename(file, extname(file));
   const entity = o.entity ?? collector.entityNamed(name);
   if (entity === undefined) {
@@ -115,7 +123,7 @@ async function readCsv(file: string, collector: TermCollector, o: ReadTermsOptio
 }
 
 /** Resources: NDJSON (a resource or a Bundle per line), or documents (a Bundle, an array of resources). */
-async function readJson(file: string, collector: TermCollector, o: ReadTermsOptions): Promise<void> {
+async function readJson(file: string, collector: RecordSink, o: ReadTermsOptions): Promise<void> {
   const sniffed = await sniffJson(createReadStream(file));
   if (sniffed.shape === "document") {
     const batches = jsonDocumentBatches(sniffed.input, {
@@ -164,7 +172,7 @@ function addResource(
   value: unknown,
   file: string,
   at: { line?: number; entry?: number },
-  collector: TermCollector,
+  collector: RecordSink,
   o: ReadTermsOptions,
 ): void {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
@@ -187,7 +195,7 @@ function addResource(
   collector.add(entity, resource);
 }
 
-async function readHl7(file: string, collector: TermCollector, o: ReadTermsOptions): Promise<void> {
+async function readHl7(file: string, collector: RecordSink, o: ReadTermsOptions): Promise<void> {
   const names = fieldNames();
   for await (const raw of streamMessages(createReadStream(file))) {
     const parsed = parseMessage(raw, { file, names });

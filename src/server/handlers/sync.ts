@@ -48,6 +48,7 @@ export const schemaFields = (p: {
   confidence?: number | null | undefined;
   status?: SchemaItem["status"] | undefined;
   comment?: string | null | undefined;
+  candidates?: SchemaItem["candidates"] | undefined;
 }): SchemaFields => ({
   source_table: p.source_table ?? null,
   source_column: p.source_column,
@@ -56,6 +57,7 @@ export const schemaFields = (p: {
   confidence: p.confidence ?? null,
   status: p.status ?? "needs_review",
   ...given("comment", p.comment),
+  ...given("candidates", p.candidates),
 });
 
 /** `{[key]: value}` when the client gave the field (null included), else nothing. */
@@ -64,7 +66,7 @@ const given = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: 
 
 /** New items get null for the added fields a push left out. */
 const ADDED_FIELDS = {
-  schema: { comment: null },
+  schema: { comment: null, candidates: null },
   concept: {
     source_vocabulary_id: null,
     source_frequency: null,

@@ -15,6 +15,7 @@ interface ListQuery {
   needs_review?: boolean;
   min_confidence?: number;
   max_confidence?: number;
+  min_top_score?: number;
   q?: string;
   sort: string;
   limit: number;
@@ -47,6 +48,7 @@ export function readRoutes<K extends ItemKind>(
           needs_review: q.needs_review,
           min_confidence: q.min_confidence,
           max_confidence: q.max_confidence,
+          min_top_score: q.min_top_score,
           q: q.q,
           sort: q.sort as Parameters<typeof listItems>[3]["sort"],
           limit: q.limit,

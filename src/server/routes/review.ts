@@ -158,6 +158,7 @@ function filterOf(kind: ItemKind, f: Record<string, unknown>) {
     needs_review: f.needs_review as boolean | undefined,
     min_confidence: f.min_confidence as number | undefined,
     max_confidence: f.max_confidence as number | undefined,
+    min_top_score: f.min_top_score as number | undefined,
     q: f.q as string | undefined,
   };
 }
