@@ -33,34 +33,47 @@ export interface RegistryBlock {
 
 export type Claim = "new" | "same" | "differs";
 
-/** The batch's changes, in columns (no object per entry: this grows with every new id of every row). */
+/**
+ * The batch's changes, in columns: typed arrays for the numbers (hashes are full 32-bit integers, which a
+ * plain array would box one by one), no object per entry: this grows with every new id of every row.
+ */
 class BatchLog {
-  ns: number[] = [];
+  ns = new Int32Array(1024);
+  hi = new Int32Array(1024);
+  lo = new Int32Array(1024);
+  /** 1: already in the table before the batch (its row is being set now). */
+  known = new Uint8Array(1024);
   keys: string[] = [];
-  hi: number[] = [];
-  lo: number[] = [];
-  /** Already in the table before the batch (its row is being set now). */
-  known: boolean[] = [];
 
   get size(): number {
     return this.keys.length;
   }
 
   add(ns: number, key: string, hi: number, lo: number, known: boolean): void {
-    this.ns.push(ns);
+    const at = this.keys.length;
+    if (at === this.ns.length) this.grow();
+    this.ns[at] = ns;
+    this.hi[at] = hi;
+    this.lo[at] = lo;
+    this.known[at] = known ? 1 : 0;
     this.keys.push(key);
-    this.hi.push(hi);
-    this.lo.push(lo);
-    this.known.push(known);
+  }
+
+  private grow(): void {
+    const size = this.ns.length * 2;
+    const widen = <T extends Int32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+      const b = make(size);
+      b.set(a);
+      return b;
+    };
+    this.ns = widen(this.ns, (n) => new Int32Array(n));
+    this.hi = widen(this.hi, (n) => new Int32Array(n));
+    this.lo = widen(this.lo, (n) => new Int32Array(n));
+    this.known = widen(this.known, (n) => new Uint8Array(n));
   }
 
   clear(): void {
-    if (this.keys.length === 0) return;
-    this.ns = [];
-    this.keys = [];
-    this.hi = [];
-    this.lo = [];
-    this.known = [];
+    if (this.keys.length > 0) this.keys = [];
   }
 }
 

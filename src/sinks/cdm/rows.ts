@@ -160,7 +160,6 @@ export class RowConverter {
     const fields: string[] = new Array(columns.length);
     let pkAt = -1;
     let pkKey: string | undefined;
-    const what = () => describeRow(table, plan, values);
     for (let i = 0; i < columns.length; i++) {
       const c = columns[i]!;
       const value = values[i];
@@ -183,7 +182,7 @@ export class RowConverter {
             table.name,
             "error",
             "invalid_value",
-            `${what()}: ${c.name}: ${f.message}; the row is not written`,
+            `${describeRow(table, plan, values)}: ${c.name}: ${f.message}; the row is not written`,
             c.name,
           );
           counts.rejected++;
@@ -194,7 +193,7 @@ export class RowConverter {
             table.name,
             "warning",
             "value_truncated",
-            `${what()}: ${c.name} is longer than its ${c.type}: cut to ${c.maxLength} characters`,
+            `${describeRow(table, plan, values)}: ${c.name} is longer than its ${c.type}: cut to ${c.maxLength} characters`,
             c.name,
           );
         }
@@ -205,7 +204,7 @@ export class RowConverter {
           table.name,
           "error",
           "missing_required",
-          `${what()}: ${c.name} is required (NOT NULL) and has no value; the row is not written`,
+          `${describeRow(table, plan, values)}: ${c.name} is required (NOT NULL) and has no value; the row is not written`,
           c.name,
         );
         counts.rejected++;
