@@ -10,7 +10,7 @@ import { qualified, quoteIdent, reason } from "../db/client.js";
 import { TableBuffers } from "./buffers.js";
 import { type CdmModel, loadModel } from "./model.js";
 import { IdRegistry } from "./registry.js";
-import { loadDbRegistry, registryDdl, saveDbRegistry } from "./registry-stores.js";
+import { ensureRegistry, loadDbRegistry, saveDbRegistry } from "./registry-stores.js";
 import { type IdMode, RowConverter, type TableCounts } from "./rows.js";
 import { checkCdmSchema, dropForeignKeys, tableOrder } from "./schema-state.js";
 
@@ -48,7 +48,7 @@ export async function openDbSink(options: DbSinkOptions): Promise<DbSink> {
   const { client } = options;
   const model: CdmModel = loadModel(client.dialect);
   await checkCdmSchema(client);
-  await client.exec(registryDdl(client));
+  await ensureRegistry(client);
   const dropped = await dropForeignKeys(client, model);
   if (dropped > 0) {
     options.notice?.(
@@ -84,7 +84,7 @@ export async function openDbSink(options: DbSinkOptions): Promise<DbSink> {
     if (buffers.rows === 0 && !registry.dirty) return;
     const batch = buffers.take();
     const tables = [...batch.keys()].sort((a, b) => order.indexOf(a) - order.indexOf(b));
-    const changes = registry.changes();
+    const changes = registry.blocks();
     registry.commit();
     let current = "";
     inFlight = client

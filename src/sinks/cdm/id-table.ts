@@ -1,20 +1,29 @@
 // The id registry's memory: an open-addressing hash table over typed arrays, from a 64-bit hash of
 // (namespace, source key) to the integer id and the hash of the row written under it. 16 bytes a slot at
-// most 3/4 full, so a million keys cost ~21-32 MB instead of the ~150 MB a Map of strings would.
+// most 3/4 full, so a million keys cost ~21-32 MB instead of the ~150 MB a Map of strings would. Lookups
+// allocate nothing (this runs for every id of every row): a hash is left in `KeyHash`'s fields, a lookup
+// answers a slot number.
 
 /** A row hash of 0 means "no row written yet" (the key was only referenced); row hashes are never 0. */
 export const NO_ROW = 0;
 
 /** Two FNV-1a passes with different seeds: a 64-bit key hash (hi, lo) of a namespace and a source key. */
-export function keyHash(namespace: number, key: string): [number, number] {
-  let a = Math.imul(0x811c9dc5 ^ namespace, 0x01000193);
-  let b = Math.imul(0x050c5d1f ^ namespace, 0x01000193);
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
+export class KeyHash {
+  hi = 0;
+  lo = 0;
+
+  of(namespace: number, key: string): this {
+    let a = Math.imul(0x811c9dc5 ^ namespace, 0x01000193);
+    let b = Math.imul(0x050c5d1f ^ namespace, 0x01000193);
+    for (let i = 0; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+    }
+    this.hi = mix(a) | 0;
+    this.lo = mix(b ^ key.length) | 0;
+    return this;
   }
-  return [mix(a) | 0, mix(b ^ key.length) | 0];
 }
 
 /** FNV-1a of a row's fields (as joined by commas, without joining them), never 0 (0 marks a key with no row). */
@@ -55,17 +64,30 @@ export class IdTable {
     return this.count;
   }
 
-  private slot(hi: number, lo: number): number {
+  private home(hi: number, lo: number): number {
+    return (lo ^ Math.imul(hi, 0x9e3779b1)) & (this.ids.length - 1);
+  }
+
+  /** The slot of a key: the one holding it, or the empty one where it would go (valid until the next set). */
+  slot(hi: number, lo: number): number {
     const mask = this.ids.length - 1;
-    let i = (lo ^ Math.imul(hi, 0x9e3779b1)) & mask;
+    let i = this.home(hi, lo);
     while (this.ids[i] !== 0 && (this.hi[i] !== hi || this.lo[i] !== lo)) i = (i + 1) & mask;
     return i;
   }
 
-  /** The slot of a key: its id (0 when absent) and row hash. */
-  get(hi: number, lo: number): { id: number; row: number } {
-    const i = this.slot(hi, lo);
-    return { id: this.ids[i]!, row: this.rows[i]! };
+  /** The id in a slot; 0 when the slot is empty (the key is absent). */
+  idAt(slot: number): number {
+    return this.ids[slot]!;
+  }
+
+  rowAt(slot: number): number {
+    return this.rows[slot]!;
+  }
+
+  /** Sets the row hash of a key that is present (its slot from `slot`). */
+  setRowAt(slot: number, row: number): void {
+    this.rows[slot] = row;
   }
 
   /** Adds or overwrites a key's id and row hash. */
@@ -85,11 +107,25 @@ export class IdTable {
     this.rows[i] = row;
   }
 
-  /** Empties the table, keeping its size (the batch staging table is reused batch after batch). */
-  clear(): void {
-    if (this.count === 0) return;
-    this.ids.fill(0);
-    this.count = 0;
+  /** Removes a key (backward-shift deletion: the keys after it in its run move up, no tombstones). */
+  delete(hi: number, lo: number): void {
+    const mask = this.ids.length - 1;
+    let i = this.slot(hi, lo);
+    if (this.ids[i] === 0) return;
+    this.count--;
+    for (let j = (i + 1) & mask; this.ids[j] !== 0; j = (j + 1) & mask) {
+      const h = this.home(this.hi[j]!, this.lo[j]!);
+      // The key at j may fill the hole at i unless its home lies cyclically in (i, j].
+      if (i <= j ? h <= i || h > j : h <= i && h > j) {
+        this.hi[i] = this.hi[j]!;
+        this.lo[i] = this.lo[j]!;
+        this.ids[i] = this.ids[j]!;
+        this.rows[i] = this.rows[j]!;
+        i = j;
+      }
+    }
+    this.ids[i] = 0;
+    this.rows[i] = 0;
   }
 
   private grow(): void {

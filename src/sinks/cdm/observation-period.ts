@@ -5,7 +5,8 @@
 import type { SqlClient } from "../db/client.js";
 import { qualified } from "../db/client.js";
 import type { CdmProfile } from "./model.js";
-import { REGISTRY_TABLE } from "./registry-stores.js";
+import { IdRegistry } from "./registry.js";
+import { loadDbRegistry, saveDbRegistry } from "./registry-stores.js";
 
 export interface PeriodReport {
   created: number;
@@ -36,13 +37,8 @@ export async function derivePeriods(
       `JOIN ${t("person")} pe ON pe.person_id = ev.person_id WHERE ev.s IS NOT NULL GROUP BY ev.person_id`,
   );
   const [persons] = await client.query<{ n: number }>(`SELECT count(*) AS n FROM ${t("person")}`);
-  const derived = new Map<number, number>();
-  for (const r of await client.query<{ source_key: string; id: number }>(
-    `SELECT source_key, id FROM ${t(REGISTRY_TABLE)} WHERE namespace = $1 AND source_key LIKE $2`,
-    [NAMESPACE, `${PREFIX}%`],
-  )) {
-    derived.set(Number(r.source_key.slice(PREFIX.length)), r.id);
-  }
+  const ids = new IdRegistry();
+  await loadDbRegistry(client, ids);
   const existing = new Map<number, { id: number; s: string; e: string }[]>();
   for (const r of await client.query<{ id: number; person_id: number; s: string; e: string }>(
     `SELECT observation_period_id AS id, person_id, observation_period_start_date AS s, observation_period_end_date AS e FROM ${t("observation_period")}`,
@@ -52,26 +48,22 @@ export async function derivePeriods(
     existing.set(r.person_id, list);
   }
   const [max] = await client.query<{ m: number | null }>(
-    `SELECT max(m) AS m FROM (SELECT max(observation_period_id) AS m FROM ${t("observation_period")} ` +
-      `UNION ALL SELECT max(id) AS m FROM ${t(REGISTRY_TABLE)} WHERE namespace = $1) x`,
-    [NAMESPACE],
+    `SELECT max(observation_period_id) AS m FROM ${t("observation_period")}`,
   );
-  let next = (max?.m ?? 0) + 1;
+  ids.reserve(NAMESPACE, max?.m ?? 0);
   const inserts: string[] = [];
-  const registry: string[] = [];
   const updates: { id: number; s: string; e: string }[] = [];
   for (const span of spans) {
     const periods = existing.get(span.person_id) ?? [];
-    const own = derived.get(span.person_id);
+    const own = ids.find(NAMESPACE, `${PREFIX}${span.person_id}`);
     const mine = periods.find((q) => q.id === own);
     if (mine) {
       if (mine.s !== span.s || mine.e !== span.e) updates.push({ id: mine.id, s: span.s, e: span.e });
       continue;
     }
     if (periods.length > 0) continue; // the mapping wrote this person's periods
-    const id = own ?? next++;
+    const id = own ?? ids.idFor(NAMESPACE, `${PREFIX}${span.person_id}`);
     inserts.push(`${id},${span.person_id},${span.s},${span.e},${p.period_type_concept_id}\n`);
-    if (own === undefined) registry.push(`${NAMESPACE},${PREFIX}${span.person_id},${id},\n`);
   }
   await client.transaction(async () => {
     if (inserts.length > 0) {
@@ -87,9 +79,7 @@ export async function derivePeriods(
         [inserts.join("")],
       );
     }
-    if (registry.length > 0) {
-      await client.copyIn(REGISTRY_TABLE, ["namespace", "source_key", "id", "row_hash"], [registry.join("")]);
-    }
+    await saveDbRegistry(client, ids.blocks());
     for (const u of updates) {
       await client.query(
         `UPDATE ${t("observation_period")} SET observation_period_start_date = CAST($1 AS date), ` +

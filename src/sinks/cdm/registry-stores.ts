@@ -1,92 +1,89 @@
 // Where the id registry survives between runs: a table of its own beside the CDM tables
 // (`crossmap_id_map`), or, for CSV output, an LMDB directory (`--id-map DIR`).
+
+import { AppError } from "../../errors.js";
 import type { SqlClient } from "../db/client.js";
 import { qualified } from "../db/client.js";
 import { NO_ROW } from "./id-table.js";
-import type { IdRegistry, RegistryChanges, RegistryEntry } from "./registry.js";
+import type { IdRegistry, RegistryBlock, RegistryChanges } from "./registry.js";
 import { csvText } from "./values.js";
 
 export const REGISTRY_TABLE = "crossmap_id_map";
-const PAGE = 50_000;
-const UPDATE_CHUNK = 500;
+/** Key characters per stored row: a batch's changes of one table in a few large rows, not one row each. */
+const BLOCK_CHARS = 256 * 1024;
 
 /**
- * CREATE TABLE of the registry (source_key: the crossmap's id, a 64-bit hash or a source id). Keys are
- * unique by construction (the registry assigns each once); PostgreSQL gets a primary key for the row-hash
- * updates to find their rows, DuckDB none: its index would cost a load more than its scans save (measured:
- * a 20,000-row COPY into the keyed table took as long as the CDM rows' own).
+ * CREATE TABLE of the registry. One row holds many entries of one namespace (a batch's new ids of one CDM
+ * table): `source_keys` a JSON array of the crossmap's ids (64-bit hashes or source ids), `ids` and
+ * `row_hashes` the integers, space-separated, at the same positions (row hash 0: only referenced so far).
+ * A key appears again in a later row when its row is written after it was first referenced; the entry
+ * with a row hash wins. Measured against one row per entry: a batch's registry rows cost PostgreSQL as
+ * much as the CDM rows themselves without a key, and five times as much with the (namespace, key) primary
+ * key the row-hash updates needed; as blocks they cost next to nothing, and nothing is updated in place.
  */
 export function registryDdl(client: Pick<SqlClient, "schema" | "dialect">): string {
-  const key = client.dialect === "postgresql" ? ", PRIMARY KEY (namespace, source_key)" : "";
   return (
     `CREATE TABLE IF NOT EXISTS ${qualified(client, REGISTRY_TABLE)} (namespace varchar(64) NOT NULL, ` +
-    `source_key text NOT NULL, id integer NOT NULL, row_hash integer NULL${key})`
+    "source_keys text NOT NULL, ids text NOT NULL, row_hashes text NOT NULL)"
   );
 }
 
-/** Reads every entry of the database's registry into `registry`, a page at a time. */
+/** Creates the registry table, or says in one line that an older crossmap's form of it is in the way. */
+export async function ensureRegistry(client: SqlClient): Promise<void> {
+  await client.exec(registryDdl(client));
+  const columns = await client.query<{ column_name: string }>(
+    "SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2",
+    [client.schema, REGISTRY_TABLE],
+  );
+  if (!columns.some((c) => c.column_name === "source_keys")) {
+    throw new AppError(
+      400,
+      "registry_format",
+      `${client.display}: ${REGISTRY_TABLE} has the one-row-per-id form of an earlier crossmap version; ` +
+        "load into a fresh database (crossmap db init)",
+    );
+  }
+}
+
+/** Reads every entry of the database's registry into `registry`. */
 export async function loadDbRegistry(client: SqlClient, registry: IdRegistry): Promise<number> {
-  const table = qualified(client, REGISTRY_TABLE);
-  let after: [string, string] | undefined;
+  const rows = await client.query<{
+    namespace: string;
+    source_keys: string;
+    ids: string;
+    row_hashes: string;
+  }>(`SELECT namespace, source_keys, ids, row_hashes FROM ${qualified(client, REGISTRY_TABLE)}`);
   let n = 0;
-  for (;;) {
-    const rows = await client.query<{
-      namespace: string;
-      source_key: string;
-      id: number;
-      row_hash: number | null;
-    }>(
-      `SELECT namespace, source_key, id, row_hash FROM ${table}` +
-        (after ? " WHERE namespace > $1 OR (namespace = $1 AND source_key > $2)" : "") +
-        ` ORDER BY namespace, source_key LIMIT ${PAGE}`,
-      after ?? [],
-    );
-    for (const r of rows) {
-      registry.load({ namespace: r.namespace, key: r.source_key, id: r.id, row: r.row_hash ?? NO_ROW });
+  for (const r of rows) {
+    const keys = JSON.parse(r.source_keys) as string[];
+    const ids = r.ids.split(" ");
+    const hashes = r.row_hashes.split(" ");
+    for (let i = 0; i < keys.length; i++) {
+      registry.load({ namespace: r.namespace, key: keys[i]!, id: Number(ids[i]), row: Number(hashes[i]) });
     }
-    n += rows.length;
-    if (rows.length < PAGE) return n;
-    const last = rows[rows.length - 1]!;
-    after = [last.namespace, last.source_key];
+    n += keys.length;
   }
+  return n;
 }
 
-/** Writes a batch's registry changes (inside the batch's transaction). */
-export async function saveDbRegistry(client: SqlClient, changes: RegistryChanges): Promise<void> {
-  if (changes.added.length > 0) {
-    await client.copyIn(
-      REGISTRY_TABLE,
-      ["namespace", "source_key", "id", "row_hash"],
-      csvChunks(changes.added),
-    );
-  }
-  const table = qualified(client, REGISTRY_TABLE);
-  for (let i = 0; i < changes.rowsSet.length; i += UPDATE_CHUNK) {
-    const chunk = changes.rowsSet.slice(i, i + UPDATE_CHUNK);
-    const params: unknown[] = [];
-    const values = chunk.map((e) => {
-      params.push(e.namespace, e.key, e.row);
-      const at = params.length;
-      return `($${at - 2}, $${at - 1}, CAST($${at} AS integer))`;
-    });
-    await client.query(
-      `UPDATE ${table} SET row_hash = v.h FROM (VALUES ${values.join(", ")}) AS v(ns, k, h) ` +
-        `WHERE ${table}.namespace = v.ns AND ${table}.source_key = v.k`,
-      params,
-    );
-  }
+/** Writes a batch's registry changes (inside the batch's transaction): a few rows per namespace. */
+export async function saveDbRegistry(client: SqlClient, blocks: readonly RegistryBlock[]): Promise<void> {
+  if (blocks.length === 0) return;
+  await client.copyIn(REGISTRY_TABLE, ["namespace", "source_keys", "ids", "row_hashes"], blockRows(blocks));
 }
 
-function* csvChunks(entries: readonly RegistryEntry[]): Generator<string> {
-  let chunk = "";
-  for (const e of entries) {
-    chunk += `${csvText(e.namespace)},${csvText(e.key)},${e.id},${e.row === NO_ROW ? "" : e.row}\n`;
-    if (chunk.length >= 1 << 16) {
-      yield chunk;
-      chunk = "";
+function* blockRows(blocks: readonly RegistryBlock[]): Generator<string> {
+  for (const b of blocks) {
+    let from = 0;
+    while (from < b.keys.length) {
+      // Cut where the keys reach BLOCK_CHARS: a CSV line stays far below DuckDB's 2 MB line limit.
+      let to = from;
+      for (let chars = 0; to < b.keys.length && chars < BLOCK_CHARS; to++) chars += b.keys[to]!.length + 8;
+      const keys = JSON.stringify(b.keys.slice(from, to));
+      yield `${csvText(b.namespace)},${csvText(keys)},${b.ids.slice(from, to).join(" ")},${b.rows.slice(from, to).join(" ")}\n`;
+      from = to;
     }
   }
-  if (chunk.length > 0) yield chunk;
 }
 
 /**

@@ -1,9 +1,10 @@
 // The id registry: turns the crossmap's source keys (the 64-bit hashed or decimal ids it writes) into small
 // integers that fit the CDM DDL's `integer` keys, the same integer for the same key in every run, and
 // remembers which rows were written (and a hash of each) so that a second copy is skipped, or named when
-// it differs. Changes are staged per batch and kept or dropped with the batch's transaction.
+// it differs. A batch's changes go straight into the table and are logged beside it, so that the batch can
+// be persisted with its rows, and undone if its transaction fails.
 import { AppError } from "../../errors.js";
-import { IdTable, keyHash, NO_ROW } from "./id-table.js";
+import { IdTable, KeyHash, NO_ROW } from "./id-table.js";
 
 const MAX_ID = 2 ** 31 - 1;
 
@@ -22,72 +23,71 @@ export interface RegistryChanges {
   rowsSet: RegistryEntry[];
 }
 
+/** A batch's changes of one namespace, in columns (how the database store writes them). */
+export interface RegistryBlock {
+  namespace: string;
+  keys: string[];
+  ids: number[];
+  rows: number[];
+}
+
 export type Claim = "new" | "same" | "differs";
 
 /**
- * The batch's changes, beside the committed table: a small table of its own from key hash to entry number,
- * and the entries in columns (no object or string key per lookup: this runs for every id of every row).
+ * The batch's changes, in columns: typed arrays for the numbers (hashes are full 32-bit integers, which a
+ * plain array would box one by one), no object per entry: this grows with every new id of every row.
  */
-class Staging {
-  readonly table = new IdTable(1 << 14);
-  namespaces: string[] = [];
+class BatchLog {
+  ns = new Int32Array(1024);
+  hi = new Int32Array(1024);
+  lo = new Int32Array(1024);
+  /** 1: already in the table before the batch (its row is being set now). */
+  known = new Uint8Array(1024);
   keys: string[] = [];
-  hi: number[] = [];
-  lo: number[] = [];
-  ids: number[] = [];
-  rows: number[] = [];
-  /** Already in the committed table (its row is being set now). */
-  known: boolean[] = [];
 
   get size(): number {
     return this.keys.length;
   }
 
-  /** The entry number of a key, or -1. */
-  find(hi: number, lo: number): number {
-    return this.table.get(hi, lo).id - 1;
+  add(ns: number, key: string, hi: number, lo: number, known: boolean): void {
+    const at = this.keys.length;
+    if (at === this.ns.length) this.grow();
+    this.ns[at] = ns;
+    this.hi[at] = hi;
+    this.lo[at] = lo;
+    this.known[at] = known ? 1 : 0;
+    this.keys.push(key);
   }
 
-  add(
-    namespace: string,
-    key: string,
-    hi: number,
-    lo: number,
-    id: number,
-    row: number,
-    known: boolean,
-  ): number {
-    const at = this.keys.length;
-    this.namespaces.push(namespace);
-    this.keys.push(key);
-    this.hi.push(hi);
-    this.lo.push(lo);
-    this.ids.push(id);
-    this.rows.push(row);
-    this.known.push(known);
-    this.table.set(hi, lo, at + 1, 0);
-    return at;
+  private grow(): void {
+    const size = this.ns.length * 2;
+    const widen = <T extends Int32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+      const b = make(size);
+      b.set(a);
+      return b;
+    };
+    this.ns = widen(this.ns, (n) => new Int32Array(n));
+    this.hi = widen(this.hi, (n) => new Int32Array(n));
+    this.lo = widen(this.lo, (n) => new Int32Array(n));
+    this.known = widen(this.known, (n) => new Uint8Array(n));
   }
 
   clear(): void {
-    if (this.keys.length === 0) return;
-    this.table.clear();
-    this.namespaces = [];
-    this.keys = [];
-    this.hi = [];
-    this.lo = [];
-    this.ids = [];
-    this.rows = [];
-    this.known = [];
+    if (this.keys.length > 0) this.keys = [];
   }
 }
 
 export class IdRegistry {
   private readonly table: IdTable;
   private readonly namespaces = new Map<string, number>();
+  private readonly names: string[] = [];
   private next: number[] = [];
   private nextAtBatch: number[] = [];
-  private readonly staged = new Staging();
+  private readonly log = new BatchLog();
+  private readonly hash = new KeyHash();
+  /** The last namespace looked up, and its number (rows ask for the same few namespaces over and over). */
+  private lastName = "";
+  private lastNs = -1;
 
   constructor(capacity?: number) {
     this.table = new IdTable(capacity);
@@ -98,20 +98,26 @@ export class IdRegistry {
   }
 
   private ns(namespace: string): number {
+    if (namespace === this.lastName) return this.lastNs;
     let n = this.namespaces.get(namespace);
     if (n === undefined) {
       n = this.namespaces.size;
       this.namespaces.set(namespace, n);
+      this.names.push(namespace);
       this.next[n] = 1;
       this.nextAtBatch[n] = 1;
     }
+    this.lastName = namespace;
+    this.lastNs = n;
     return n;
   }
 
-  /** Adds a stored entry (at load). */
+  /** Adds a stored entry (at load). An entry stored twice (referenced, then its row set) keeps its row. */
   load(entry: RegistryEntry): void {
     const n = this.ns(entry.namespace);
-    const [hi, lo] = keyHash(n, entry.key);
+    const { hi, lo } = this.hash.of(n, entry.key);
+    const slot = this.table.slot(hi, lo);
+    if (this.table.idAt(slot) !== 0 && entry.row === NO_ROW) return;
     this.table.set(hi, lo, entry.id, entry.row);
     if (entry.id >= this.next[n]!) this.next[n] = this.nextAtBatch[n] = entry.id + 1;
   }
@@ -122,15 +128,28 @@ export class IdRegistry {
     if (maxId >= this.next[n]!) this.next[n] = this.nextAtBatch[n] = maxId + 1;
   }
 
+  /** The id of a key, if the registry knows it (assigns none). */
+  find(namespace: string, key: string): number | undefined {
+    const { hi, lo } = this.hash.of(this.ns(namespace), key);
+    const id = this.table.idAt(this.table.slot(hi, lo));
+    return id === 0 ? undefined : id;
+  }
+
+  /** The id the next new key of `namespace` would get. */
+  nextId(namespace: string): number {
+    return this.next[this.ns(namespace)]!;
+  }
+
   /** The id of a key, assigned now if it is new. */
   idFor(namespace: string, key: string): number {
     const n = this.ns(namespace);
-    const [hi, lo] = keyHash(n, key);
-    const at = this.staged.find(hi, lo);
-    if (at >= 0) return this.staged.ids[at]!;
-    const { id } = this.table.get(hi, lo);
+    const { hi, lo } = this.hash.of(n, key);
+    const id = this.table.idAt(this.table.slot(hi, lo));
     if (id !== 0) return id;
-    return this.staged.ids[this.staged.add(namespace, key, hi, lo, this.newId(namespace, n), NO_ROW, false)]!;
+    const fresh = this.newId(namespace, n);
+    this.table.set(hi, lo, fresh, NO_ROW);
+    this.log.add(n, key, hi, lo, false);
+    return fresh;
   }
 
   /**
@@ -139,20 +158,20 @@ export class IdRegistry {
    */
   claim(namespace: string, key: string, row: number): { claim: Claim; id: number } {
     const n = this.ns(namespace);
-    const [hi, lo] = keyHash(n, key);
-    const s = this.staged;
-    const at = s.find(hi, lo);
-    if (at >= 0) {
-      if (s.rows[at] !== NO_ROW) return { claim: s.rows[at] === row ? "same" : "differs", id: s.ids[at]! };
-      s.rows[at] = row;
-      return { claim: "new", id: s.ids[at]! };
+    const { hi, lo } = this.hash.of(n, key);
+    const slot = this.table.slot(hi, lo);
+    const id = this.table.idAt(slot);
+    if (id === 0) {
+      const fresh = this.newId(namespace, n);
+      this.table.set(hi, lo, fresh, row);
+      this.log.add(n, key, hi, lo, false);
+      return { claim: "new", id: fresh };
     }
-    const found = this.table.get(hi, lo);
-    if (found.id !== 0 && found.row !== NO_ROW) {
-      return { claim: found.row === row ? "same" : "differs", id: found.id };
-    }
-    const id = found.id !== 0 ? found.id : this.newId(namespace, n);
-    s.add(namespace, key, hi, lo, id, row, found.id !== 0);
+    const had = this.table.rowAt(slot);
+    if (had !== NO_ROW) return { claim: had === row ? "same" : "differs", id };
+    this.table.setRowAt(slot, row);
+    // An id handed out in this batch is logged already; an older one is logged now, as a known entry.
+    if (id < this.nextAtBatch[n]!) this.log.add(n, key, hi, lo, true);
     return { claim: "new", id };
   }
 
@@ -165,35 +184,64 @@ export class IdRegistry {
     return id;
   }
 
-  /** What the current batch changed (for the store to persist in the same transaction). */
+  private entryAt(i: number): { id: number; row: number } {
+    const slot = this.table.slot(this.log.hi[i]!, this.log.lo[i]!);
+    return { id: this.table.idAt(slot), row: this.table.rowAt(slot) };
+  }
+
+  /** What the current batch changed, one object per entry (for the LMDB store and tests). */
   changes(): RegistryChanges {
-    const s = this.staged;
+    const log = this.log;
     const added: RegistryEntry[] = [];
     const rowsSet: RegistryEntry[] = [];
-    for (let i = 0; i < s.size; i++) {
-      const entry = { namespace: s.namespaces[i]!, key: s.keys[i]!, id: s.ids[i]!, row: s.rows[i]! };
-      if (s.known[i]) rowsSet.push(entry);
+    for (let i = 0; i < log.size; i++) {
+      const entry = { namespace: this.names[log.ns[i]!]!, key: log.keys[i]!, ...this.entryAt(i) };
+      if (log.known[i]) rowsSet.push(entry);
       else added.push(entry);
     }
     return { added, rowsSet };
   }
 
+  /** What the current batch changed, per namespace in order of first sight, entries in order of change. */
+  blocks(): RegistryBlock[] {
+    const log = this.log;
+    const blocks: RegistryBlock[] = [];
+    const byNs: (RegistryBlock | undefined)[] = [];
+    for (let i = 0; i < log.size; i++) {
+      const n = log.ns[i]!;
+      let b = byNs[n];
+      if (!b) {
+        b = { namespace: this.names[n]!, keys: [], ids: [], rows: [] };
+        byNs[n] = b;
+        blocks.push(b);
+      }
+      const slot = this.table.slot(log.hi[i]!, log.lo[i]!);
+      b.keys.push(log.keys[i]!);
+      b.ids.push(this.table.idAt(slot));
+      b.rows.push(this.table.rowAt(slot));
+    }
+    return blocks;
+  }
+
   /** Whether the current batch changed anything. */
   get dirty(): boolean {
-    return this.staged.size > 0;
+    return this.log.size > 0;
   }
 
   /** Keeps the batch's changes. */
   commit(): void {
-    const s = this.staged;
-    for (let i = 0; i < s.size; i++) this.table.set(s.hi[i]!, s.lo[i]!, s.ids[i]!, s.rows[i]!);
-    s.clear();
+    this.log.clear();
     this.nextAtBatch = [...this.next];
   }
 
   /** Forgets the batch's changes (its transaction was rolled back). */
   rollback(): void {
-    this.staged.clear();
+    const log = this.log;
+    for (let i = log.size - 1; i >= 0; i--) {
+      if (log.known[i]) this.table.setRowAt(this.table.slot(log.hi[i]!, log.lo[i]!), NO_ROW);
+      else this.table.delete(log.hi[i]!, log.lo[i]!);
+    }
+    log.clear();
     this.next = [...this.nextAtBatch];
   }
 }

@@ -25,10 +25,38 @@ const decoder = new TextDecoder();
 /** Integer literals JSON.parse would round (beyond 2^53) become strings, so ids keep every digit. */
 const BIG_INTEGER = /(?<!\\)":(-?\d{16,})(?=\s*[,}])/g;
 
+/** A table's columns by name, found once (the scanner fills values by column position). */
+interface TablePlan {
+  index: Map<string, number>;
+  /** Position of the column that names a row in messages (model.ts RowKey), and of the row-key column. */
+  describeAt: number;
+  keyAt: number;
+  /** Position of each polymorphic column's `by` column. */
+  polyBy: Map<string, number>;
+}
+
+/**
+ * The digits of the integer literal of top-level member `name` in a flat JSON object line; undefined when
+ * the line nests objects or arrays (the name might be a nested member's) or the literal is not an integer.
+ */
+function integerDigits(line: string, name: string): string | undefined {
+  if (line.indexOf("{", 1) >= 0 || line.indexOf("[") >= 0) return undefined;
+  const tag = `${JSON.stringify(name)}:`;
+  const at = line.lastIndexOf(tag);
+  if (at < 0) return undefined;
+  const m = INTEGER_AT.exec(line.slice(at + tag.length, at + tag.length + 40));
+  return m ? m[1] : undefined;
+}
+
+const INTEGER_AT = /^\s*(-?\d{16,})\s*[,}]/;
+
 export class RowConverter {
   readonly counts = new Map<string, TableCounts>();
   private readonly unknownColumns = new Set<string>();
-  private readonly names = new Map<string, Set<string>>();
+  private readonly plans = new Map<string, TablePlan>();
+  /** One record's values by column position, and the names it has that the table lacks (reused per row). */
+  private values: unknown[] = [];
+  private readonly unknown: string[] = [];
 
   constructor(
     private readonly registry: IdRegistry,
@@ -45,20 +73,70 @@ export class RowConverter {
     return c;
   }
 
+  private plan(table: TableModel): TablePlan {
+    let plan = this.plans.get(table.name);
+    if (!plan) {
+      const index = new Map(table.columns.map((c, i) => [c.name, i]));
+      const describeColumn = table.key.kind === "content" ? table.columns[0]!.name : table.key.column;
+      const polyBy = new Map<string, number>();
+      for (const c of table.columns) if (c.poly) polyBy.set(c.name, index.get(c.poly.by) ?? -1);
+      plan = {
+        index,
+        describeAt: index.get(describeColumn) ?? -1,
+        keyAt: table.key.kind === "column" ? (index.get(table.key.column) ?? -1) : -1,
+        polyBy,
+      };
+      this.plans.set(table.name, plan);
+    }
+    return plan;
+  }
+
   /** Converts the records of `text` (NDJSON) for `table`, handing each CSV line (with "\n") to `emit`. */
   convert(table: TableModel, text: string | Uint8Array, emit: (line: string) => void): void {
     const source = typeof text === "string" ? text : decoder.decode(text);
-    const safe = source.replace(BIG_INTEGER, '":"$1"');
+    const plan = this.plan(table);
+    const width = table.columns.length;
+    if (this.values.length < width) this.values = new Array(width);
+    const values = this.values;
+    const unknown = this.unknown;
     let start = 0;
-    while (start < safe.length) {
-      let end = safe.indexOf("\n", start);
-      if (end < 0) end = safe.length;
-      const line = safe.slice(start, end);
+    while (start < source.length) {
+      let end = source.indexOf("\n", start);
+      if (end < 0) end = source.length;
+      const line = source.slice(start, end);
       start = end + 1;
-      if (line.trim() === "") continue;
+      if (line.charCodeAt(0) !== 123 && line.trim() === "") continue;
+      values.fill(undefined, 0, width);
+      unknown.length = 0;
       const record = JSON.parse(line) as Record<string, unknown>;
-      const out = this.row(table, record);
+      let inexact = false;
+      for (const name in record) {
+        const at = plan.index.get(name);
+        if (at === undefined) {
+          unknown.push(name);
+          continue;
+        }
+        let value = record[name];
+        if (typeof value === "number" && !Number.isSafeInteger(value) && Number.isInteger(value)) {
+          // JSON.parse rounded an integer beyond 2^53 (a 64-bit id): take its digits from the text.
+          const digits = integerDigits(line, name);
+          if (digits === undefined) inexact = true;
+          else value = digits;
+        }
+        values[at] = value;
+      }
+      if (inexact) this.reparse(line, plan, values);
+      const out = this.row(table, plan, values);
       if (out !== undefined) emit(out);
+    }
+  }
+
+  /** A line whose big integers could not be found by name (nested values): every one made a string first. */
+  private reparse(line: string, plan: TablePlan, values: unknown[]): void {
+    const record = JSON.parse(line.replace(BIG_INTEGER, '":"$1"')) as Record<string, unknown>;
+    for (const name in record) {
+      const at = plan.index.get(name);
+      if (at !== undefined) values[at] = record[name];
     }
   }
 
@@ -75,22 +153,16 @@ export class RowConverter {
   }
 
   /** One record's CSV line, or undefined when it is left out. */
-  private row(table: TableModel, record: Record<string, unknown>): string | undefined {
+  private row(table: TableModel, plan: TablePlan, values: readonly unknown[]): string | undefined {
     const counts = this.countsOf(table.name);
     const columns = table.columns;
-    let names = this.names.get(table.name);
-    if (!names) {
-      names = new Set(columns.map((c) => c.name));
-      this.names.set(table.name, names);
-    }
-    for (const name in record) if (!names.has(name)) this.unknownColumn(table.name, name);
+    for (const name of this.unknown) this.unknownColumn(table.name, name);
     const fields: string[] = new Array(columns.length);
     let pkAt = -1;
     let pkKey: string | undefined;
-    const what = () => describeRow(table, record);
     for (let i = 0; i < columns.length; i++) {
       const c = columns[i]!;
-      const value = record[c.name];
+      const value = values[i];
       let text: string;
       if (c.ref !== undefined || c.poly !== undefined) {
         const key = keyText(value);
@@ -100,7 +172,7 @@ export class RowConverter {
           pkKey = key;
           text = key;
         } else {
-          const namespace = c.ref ?? this.polyTable(table, c, record, key);
+          const namespace = c.ref ?? this.polyTable(table, plan, c, values, key);
           text = namespace === undefined ? "" : this.idText(namespace, key);
         }
       } else {
@@ -110,7 +182,7 @@ export class RowConverter {
             table.name,
             "error",
             "invalid_value",
-            `${what()}: ${c.name}: ${f.message}; the row is not written`,
+            `${describeRow(table, plan, values)}: ${c.name}: ${f.message}; the row is not written`,
             c.name,
           );
           counts.rejected++;
@@ -121,7 +193,7 @@ export class RowConverter {
             table.name,
             "warning",
             "value_truncated",
-            `${what()}: ${c.name} is longer than its ${c.type}: cut to ${c.maxLength} characters`,
+            `${describeRow(table, plan, values)}: ${c.name} is longer than its ${c.type}: cut to ${c.maxLength} characters`,
             c.name,
           );
         }
@@ -132,7 +204,7 @@ export class RowConverter {
           table.name,
           "error",
           "missing_required",
-          `${what()}: ${c.name} is required (NOT NULL) and has no value; the row is not written`,
+          `${describeRow(table, plan, values)}: ${c.name} is required (NOT NULL) and has no value; the row is not written`,
           c.name,
         );
         counts.rejected++;
@@ -141,7 +213,7 @@ export class RowConverter {
       fields[i] = text;
     }
     const hash = rowHash(fields);
-    const { namespace, key } = this.rowKey(table, record, pkKey, hash);
+    const { namespace, key } = this.rowKey(table, plan, values, pkKey, hash);
     const { claim, id } = this.registry.claim(namespace, key, hash);
     if (claim === "same") {
       counts.duplicates++;
@@ -167,13 +239,14 @@ export class RowConverter {
   /** The registry namespace and key that tell this row apart (see model.ts RowKey). */
   private rowKey(
     table: TableModel,
-    record: Record<string, unknown>,
+    plan: TablePlan,
+    values: readonly unknown[],
     pkKey: string | undefined,
     hash: number,
   ) {
     if (table.key.kind === "pk" && pkKey !== undefined) return { namespace: table.name, key: pkKey };
     if (table.key.kind === "column") {
-      const key = keyText(record[table.key.column]);
+      const key = keyText(values[plan.keyAt]);
       if (key !== undefined) return { namespace: `${table.name}#row`, key };
     }
     return { namespace: `${table.name}#row`, key: `#${hash >>> 0}` };
@@ -185,19 +258,20 @@ export class RowConverter {
 
   private polyTable(
     table: TableModel,
+    plan: TablePlan,
     c: ColumnPlan,
-    record: Record<string, unknown>,
+    values: readonly unknown[],
     key: string,
   ): string | undefined {
     const poly = c.poly!;
-    const by = record[poly.by];
+    const by = values[plan.polyBy.get(c.name)!];
     const target = by === undefined || by === null ? undefined : poly.tables.get(String(by));
     if (target === undefined) {
       this.issue(
         table.name,
         "warning",
         "unresolved_id",
-        `${describeRow(table, record)}: ${c.name} ${key} is left empty: ${poly.by} ${JSON.stringify(by ?? null)} names no table the registry knows`,
+        `${describeRow(table, plan, values)}: ${c.name} ${key} is left empty: ${poly.by} ${JSON.stringify(by ?? null)} names no table the registry knows`,
         c.name,
       );
     }
@@ -219,8 +293,8 @@ export class RowConverter {
 }
 
 /** `person 3198808480235023718` (the table and the source key of its row), for messages. */
-function describeRow(table: TableModel, record: Record<string, unknown>): string {
+function describeRow(table: TableModel, plan: TablePlan, values: readonly unknown[]): string {
   const column = table.key.kind === "content" ? table.columns[0]!.name : table.key.column;
-  const key = keyText(record[column]);
+  const key = keyText(values[plan.describeAt]);
   return key === undefined ? `a ${table.name} row` : `${table.name} ${column} ${key}`;
 }

@@ -64,10 +64,14 @@ export function fieldText(c: DdlColumn, value: unknown): string | Bad {
       if (typeof value === "string" && NUMBER.test(value)) return value;
       return new Bad(`${describe(value)} is not a number`);
     case "date": {
+      if (typeof value === "string" && value.length === 10 && isIsoDay(value, 0)) return value;
       const m = typeof value === "string" ? DATE.exec(value) : null;
       return m && isCalendarDate(m[1]!) ? m[1]! : new Bad(`${describe(value)} is not a date (YYYY-MM-DD)`);
     }
     case "timestamp": {
+      // The form the crossmaps write (and the CSV keeps as it is), checked without a regex: every row has some.
+      if (typeof value === "string" && value.length === 19 && isIsoDay(value, 0) && isClock(value))
+        return value;
       const m = typeof value === "string" ? TIMESTAMP.exec(value) : null;
       if (!m || !isCalendarDate(m[1]!))
         return new Bad(`${describe(value)} is not a date-time (YYYY-MM-DD hh:mm:ss)`);
@@ -82,21 +86,43 @@ export function fieldText(c: DdlColumn, value: unknown): string | Bad {
   }
 }
 
+const digit = (s: string, i: number): number => {
+  const d = s.charCodeAt(i) - 48;
+  return d >= 0 && d <= 9 ? d : Number.NaN;
+};
+
+/** Whether `s` holds a real YYYY-MM-DD day at `at` (the same test as DATE and isCalendarDate). */
+function isIsoDay(s: string, at: number): boolean {
+  if (s.charCodeAt(at + 4) !== 45 || s.charCodeAt(at + 7) !== 45) return false;
+  const y = digit(s, at) * 1000 + digit(s, at + 1) * 100 + digit(s, at + 2) * 10 + digit(s, at + 3);
+  const m = digit(s, at + 5) * 10 + digit(s, at + 6);
+  const d = digit(s, at + 8) * 10 + digit(s, at + 9);
+  // NaN (a non-digit) fails every comparison.
+  return y >= 1 && m >= 1 && m <= 12 && d >= 1 && d <= daysIn(y, m);
+}
+
+/** " hh:mm:ss" at 10 of a 19-character date-time, as TIMESTAMP reads it (two digits each, unchecked ranges). */
+function isClock(s: string): boolean {
+  return (
+    s.charCodeAt(10) === 32 &&
+    s.charCodeAt(13) === 58 &&
+    s.charCodeAt(16) === 58 &&
+    digit(s, 11) + digit(s, 12) + digit(s, 14) + digit(s, 15) + digit(s, 17) + digit(s, 18) >= 0
+  );
+}
+
+function daysIn(y: number, m: number): number {
+  if (m === 2) return y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28;
+  return m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
+}
+
 /** A real day of the proleptic Gregorian calendar, year 1 or later (a database refuses 2020-02-30 for the whole batch). */
 function isCalendarDate(ymd: string): boolean {
   const y = Number(ymd.slice(0, 4));
   const m = Number(ymd.slice(5, 7));
   const d = Number(ymd.slice(8, 10));
   if (y < 1 || m < 1 || m > 12 || d < 1) return false;
-  const days =
-    m === 2
-      ? y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
-        ? 29
-        : 28
-      : [4, 6, 9, 11].includes(m)
-        ? 30
-        : 31;
-  return d <= days;
+  return d <= daysIn(y, m);
 }
 
 /** The first `max` characters (code points, as PostgreSQL's varchar counts them). */

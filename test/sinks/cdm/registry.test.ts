@@ -63,3 +63,46 @@ describe("IdRegistry", () => {
     expect(r.idFor("measurement", "4000000000000000000")).toBe(1);
   });
 });
+
+describe("IdRegistry batches", () => {
+  it("hands a batch's changes over per table, a key whose row came later once more with its row", () => {
+    const r = new IdRegistry();
+    r.idFor("person", "a");
+    r.idFor("visit_occurrence", "v");
+    r.claim("person", "b", 7);
+    expect(r.blocks()).toEqual([
+      { namespace: "person", keys: ["a", "b"], ids: [1, 2], rows: [0, 7] },
+      { namespace: "visit_occurrence", keys: ["v"], ids: [1], rows: [0] },
+    ]);
+    r.commit();
+    expect(r.blocks()).toEqual([]);
+    // A row set in the same batch that first saw the key is in that batch's entry, not a second one.
+    r.idFor("person", "c");
+    r.claim("person", "c", 3);
+    r.claim("person", "a", 4);
+    expect(r.blocks()).toEqual([{ namespace: "person", keys: ["c", "a"], ids: [3, 1], rows: [3, 4] }]);
+    r.commit();
+    // Loaded back in any order, the entry with a row wins over the one that only referenced the key.
+    const again = new IdRegistry();
+    again.load({ namespace: "person", key: "a", id: 1, row: 4 });
+    again.load({ namespace: "person", key: "a", id: 1, row: 0 });
+    expect(again.claim("person", "a", 4)).toEqual({ claim: "same", id: 1 });
+    expect(again.find("person", "a")).toBe(1);
+    expect(again.find("person", "z")).toBeUndefined();
+    expect(again.nextId("person")).toBe(2);
+  });
+
+  it("undoes a large rolled-back batch and keeps every earlier key findable", () => {
+    const r = new IdRegistry(16);
+    for (let i = 0; i < 5_000; i++) r.idFor("measurement", `k${i}`);
+    r.commit();
+    for (let i = 5_000; i < 20_000; i++) r.idFor("measurement", `k${i}`);
+    for (let i = 0; i < 100; i++) r.claim("measurement", `k${i}`, 9);
+    r.rollback();
+    expect(r.size).toBe(5_000);
+    for (let i = 0; i < 5_000; i++) expect(r.find("measurement", `k${i}`)).toBe(i + 1);
+    expect(r.find("measurement", "k5000")).toBeUndefined();
+    expect(r.claim("measurement", "k0", 9)).toEqual({ claim: "new", id: 1 });
+    expect(r.idFor("measurement", "new")).toBe(5_001);
+  });
+});

@@ -49,6 +49,19 @@ describe("RowConverter", () => {
       "2,8507,1990,,,,0,0,,,,,,,,,,\n",
       "1,8507,1990,,,,0,0,,,,,,,,,,\n",
     ]);
+    // Found by name in a flat line, and by a rewrite of the line when it nests values (an unknown column).
+    expect(
+      lines(
+        "person",
+        person("18446744073709551000", ',"person_source_value":"x\\":18446744073709551001,"'),
+        person("18446744073709551001", ',"extra":{"person_id":18446744073709551000}'),
+        person("18446744073709551002", ' , "provider_id" : 18446744073709551003 '),
+      ),
+    ).toEqual([
+      '3,8507,1990,,,,0,0,,,,"x"":18446744073709551001,",,,,,,\n',
+      "4,8507,1990,,,,0,0,,,,,,,,,,\n",
+      "5,8507,1990,,,,0,0,,1,,,,,,,,\n",
+    ]);
   });
 
   it("leaves out a copy of a row already written, and names a second row under the same key that differs", () => {
