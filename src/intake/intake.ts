@@ -211,7 +211,7 @@ export class Intake {
       this.o.reports.deadLetter(source, outcome.issues, p.text);
       return;
     }
-    this.o.sink.write({ ...source, bundle: outcome.bundle });
+    this.o.sink.write({ ...source, keys: p.keys, bundle: outcome.bundle });
     if (outcome.issuesLine) this.o.reports.issuesOf(outcome.issuesLine);
   }
 
