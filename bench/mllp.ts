@@ -248,7 +248,11 @@ try {
   if (cases.has("listen8")) runs.push(["listen", [], [8]]);
   if (cases.has("msh")) runs.push(["listen MSH only", headerOnly, [8]]);
   for (const [name, extra, counts] of runs) {
-    for (const [label, bin] of bins) rows.push(...(await measure(`${label}${name}`, extra, counts, bin)));
+    for (const [label, bin] of bins) {
+      // BENCH_BASE_ARGS: more flags for the base build's listener only (e.g. `--workers 2` against this build).
+      const more = label && process.env.BENCH_BASE_ARGS ? process.env.BENCH_BASE_ARGS.split(" ") : [];
+      rows.push(...(await measure(`${label}${name}`, [...extra, ...more], counts, bin)));
+    }
   }
   const echo8 = rows[1]?.r.acked ?? 1;
   const f = (n: number, d = 0) =>
