@@ -6,9 +6,10 @@
 // listener maps only MSH (bench/mllp-header-only.yaml): what the listener itself costs, apart from the
 // conversion. Baseline in the same run: the same clients against a plain Node MLLP server that ACKs at once
 // (bench/mllp-echo.mjs). Prints a table and one JSON line. Knobs: BENCH_MESSAGES (per case, default 2000), BENCH_WORKERS (listener conversion threads),
-// BENCH_LISTEN_ARGS (more `crossmap listen` flags, space-separated, e.g. `--durability commit`).
+// BENCH_LISTEN_ARGS (more `crossmap listen` flags, space-separated, e.g. `--durability commit`),
+// BENCH_LISTEN_NODE_ARGS (node flags for the listener), BENCH_CASES, BENCH_BASE_CLI, BENCH_ATTACH (below).
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -109,12 +110,16 @@ interface Started {
   /** Messages converted so far, and the listener process's CPU seconds (from /healthz and /metrics). */
   converted(): Promise<number>;
   cpu(): Promise<number>;
+  /** CPU seconds of the listener's main thread alone (Linux /proc; NaN elsewhere). */
+  mainCpu(): number;
+  pid: number;
   stop(): Promise<void>;
 }
 
-async function startListener(dir: string, extra: string[]): Promise<Started> {
+async function startListener(dir: string, extra: string[], bin: string): Promise<Started> {
   const child = spawn(process.execPath, [
-    cli,
+    ...(process.env.BENCH_LISTEN_NODE_ARGS ? process.env.BENCH_LISTEN_NODE_ARGS.split(" ") : []),
+    bin,
     "listen",
     "--mllp",
     "0",
@@ -136,11 +141,47 @@ async function startListener(dir: string, extra: string[]): Promise<Started> {
     port: Number(m[1]),
     converted: async () =>
       ((await (await fetch(`${health}/healthz`)).json()) as { converted_total: number }).converted_total,
+    pid: child.pid as number,
+    mainCpu: () => threadCpu(child.pid as number),
     cpu: async () =>
       Number(/\nprocess_cpu_seconds_total (\S+)/.exec(await (await fetch(`${health}/metrics`)).text())?.[1]),
     stop: async () => {
       child.kill("SIGTERM");
       await new Promise((r) => child.on("exit", r));
+    },
+  };
+}
+
+/** User + system CPU seconds of one thread (the main thread's id is the process id), from /proc. */
+function threadCpu(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * BENCH_ATTACH: a command run against the listener while a case runs, stopped with SIGINT at its end;
+ * `{pid}` and `{case}` are filled in. For example on-CPU samples, which machine load does not distort
+ * as wall-clock profiles are (give the listener --perf-basic-prof in BENCH_LISTEN_NODE_ARGS for
+ * JavaScript names): `perf record -F 1999 -p {pid} -o /tmp/{case}.data`, then
+ * `perf report -i /tmp/<case>.data --sort pid,sym` (pid is the thread); or system calls per thread: `strace -c -f -p {pid} -o /tmp/{case}.txt`.
+ */
+function attach(pid: number, name: string): { stop(): Promise<void> } | undefined {
+  const template = process.env.BENCH_ATTACH;
+  if (!template) return undefined;
+  const words = template
+    .split(" ")
+    .map((w) => w.replace("{pid}", String(pid)).replace("{case}", name.replace(/[^\w-]+/g, "_")));
+  const p = spawn(words[0] as string, words.slice(1), { stdio: "ignore" });
+  return {
+    stop: async () => {
+      p.kill("SIGINT");
+      await new Promise((r) => p.on("exit", r));
     },
   };
 }
@@ -151,12 +192,14 @@ interface Row {
   r: Result;
   /** Listener CPU ms per message (all its threads). */
   cpuMs?: number;
+  /** Of which the main thread (framing, journal, answers, output). */
+  mainMs?: number;
 }
 
 /** One listener: a warm-up round, then each connection count; acked and converted, CPU per message. */
-async function measure(name: string, extra: string[], counts: number[]): Promise<Row[]> {
+async function measure(name: string, extra: string[], counts: number[], bin = cli): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), "crossmap-bench-mllp-"));
-  const l = await startListener(dir, extra);
+  const l = await startListener(dir, extra, bin);
   const rows: Row[] = [];
   try {
     let base = 0;
@@ -166,9 +209,14 @@ async function measure(name: string, extra: string[], counts: number[]): Promise
     for (const connections of counts) {
       base = await l.converted();
       const cpu0 = await l.cpu();
+      const main0 = l.mainCpu();
+      const perf = attach(l.pid, `${name}-${connections}`);
       const r = await drive(l.port, connections, `${name}-${connections}`, converted);
-      const cpuMs = (((await l.cpu()) - cpu0) * 1000) / (Math.floor(TOTAL / connections) * connections);
-      rows.push({ name: `${name}, ${connections} conn.`, connections, r, cpuMs });
+      await perf?.stop();
+      const n = Math.floor(TOTAL / connections) * connections;
+      const cpuMs = (((await l.cpu()) - cpu0) * 1000) / n;
+      const mainMs = ((l.mainCpu() - main0) * 1000) / n;
+      rows.push({ name: `${name}, ${connections} conn.`, connections, r, cpuMs, mainMs });
     }
   } finally {
     await l.stop();
@@ -177,6 +225,8 @@ async function measure(name: string, extra: string[], counts: number[]): Promise
   return rows;
 }
 
+/** `BENCH_CASES=listen,msh` runs only those cases (echo, listen, msh); the echo baseline always runs. */
+const cases = new Set((process.env.BENCH_CASES ?? "echo,listen,msh").split(","));
 const echo = spawn(process.execPath, [fileURLToPath(new URL("./mllp-echo.mjs", import.meta.url))]);
 try {
   const echoPort = Number((await started(echo, /(\d+)\n/, "stdout"))[1]);
@@ -188,10 +238,22 @@ try {
       r: await drive(echoPort, connections, `echo${connections}`),
     });
   }
-  rows.push(...(await measure("listen", [], [1, 8])));
-  rows.push(
-    ...(await measure("listen MSH only", ["--crossmap", join(root, "bench", "mllp-header-only.yaml")], [8])),
-  );
+  // BENCH_BASE_CLI: another build's bin/crossmap.js (e.g. main's), measured in the same run as `base ...`.
+  const bins: [string, string][] = [["", cli]];
+  if (process.env.BENCH_BASE_CLI) bins.unshift(["base ", process.env.BENCH_BASE_CLI]);
+  const headerOnly = ["--crossmap", join(root, "bench", "mllp-header-only.yaml")];
+  // Each case on both builds back to back, so that a change of machine load hits both alike.
+  const runs: [string, string[], number[]][] = [];
+  if (cases.has("listen")) runs.push(["listen", [], [1, 8]]);
+  if (cases.has("listen8")) runs.push(["listen", [], [8]]);
+  if (cases.has("msh")) runs.push(["listen MSH only", headerOnly, [8]]);
+  for (const [name, extra, counts] of runs) {
+    for (const [label, bin] of bins) {
+      // BENCH_BASE_ARGS: more flags for the base build's listener only (e.g. `--workers 2` against this build).
+      const more = label && process.env.BENCH_BASE_ARGS ? process.env.BENCH_BASE_ARGS.split(" ") : [];
+      rows.push(...(await measure(`${label}${name}`, [...extra, ...more], counts, bin)));
+    }
+  }
   const echo8 = rows[1]?.r.acked ?? 1;
   const f = (n: number, d = 0) =>
     n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
@@ -201,12 +263,13 @@ try {
       `conversion threads ${process.env.BENCH_WORKERS ?? Math.max(1, availableParallelism() - 1)}`,
   );
   console.log(
-    "case                      acked/s  converted/s  ACK p50 ms  ACK p99 ms  CPU ms/msg  acked vs echo 8",
+    "case                           acked/s  converted/s  ACK p50 ms  ACK p99 ms  CPU ms/msg  main ms/msg  acked vs echo 8",
   );
-  for (const { name, r, cpuMs } of rows) {
+  for (const { name, r, cpuMs, mainMs } of rows) {
     console.log(
-      `${name.padEnd(24)} ${f(r.acked).padStart(8)} ${r.converted === undefined ? "           -" : f(r.converted).padStart(12)} ` +
+      `${name.padEnd(29)} ${f(r.acked).padStart(8)} ${r.converted === undefined ? "           -" : f(r.converted).padStart(12)} ` +
         `${f(r.p50, 2).padStart(11)} ${f(r.p99, 2).padStart(11)} ${cpuMs === undefined ? "          -" : f(cpuMs, 2).padStart(11)} ` +
+        `${mainMs === undefined ? "           -" : f(mainMs, 2).padStart(12)} ` +
         `${(r.acked / echo8).toFixed(4).padStart(16)}`,
     );
   }
@@ -217,7 +280,7 @@ try {
       node: process.version,
       load: Number(loadavg()[0]?.toFixed(2)),
       cases: Object.fromEntries(
-        rows.map(({ name, r, cpuMs }) => [
+        rows.map(({ name, r, cpuMs, mainMs }) => [
           name,
           {
             acked_per_s: Math.round(r.acked),
@@ -225,6 +288,7 @@ try {
             ack_p50_ms: Number(r.p50.toFixed(2)),
             ack_p99_ms: Number(r.p99.toFixed(2)),
             ...(cpuMs !== undefined ? { cpu_ms_per_message: Number(cpuMs.toFixed(3)) } : {}),
+            ...(mainMs !== undefined ? { main_thread_cpu_ms_per_message: Number(mainMs.toFixed(3)) } : {}),
             ratio_acked_to_echo_8: Number((r.acked / echo8).toFixed(4)),
           },
         ]),

@@ -11,11 +11,12 @@ import { MAX_MAX_RECORD_BYTES, parseByteSize } from "../pipeline/limits.js";
 import { resolvePlanSpec } from "../pipeline/load-plan.js";
 import { checkFeedSubject } from "../scale/feed-streams.js";
 import { parseOffsetSetting } from "../transforms/dates.js";
+import { addFhirServerOptions, type FhirServerFlags, fhirServerWriter } from "./fhir-server.js";
 import { collect, collectParam } from "./params.js";
 import { standardOption } from "./standard-arg.js";
 import { checkedHealthPort, wholeNumber } from "./worker.js";
 
-interface ListenFlags {
+interface ListenFlags extends FhirServerFlags {
   mllp: string;
   host: string;
   journal: string;
@@ -34,7 +35,7 @@ interface ListenFlags {
   vocab?: string;
   transforms?: string;
   param?: Record<string, string>;
-  bundle: BundleType;
+  bundle: BundleType | "batch";
   assumeTimezone?: string;
   strictSegments?: boolean;
   order: "patient" | "sender";
@@ -87,7 +88,7 @@ function readTlsFile(flag: string, path: string): Buffer {
 }
 
 export function registerListen(program: Command): void {
-  program
+  const listen = program
     .command("listen")
     .description(
       "Receive HL7 v2 over MLLP: acknowledge what is durably kept, convert it in order per patient.",
@@ -121,9 +122,10 @@ export function registerListen(program: Command): void {
     .option("--transforms <module>", "module registering custom transforms")
     .option("--param <name=value>", "set a parameter the crossmap declares (repeatable)", collectParam)
     .addOption(
-      new Option("--bundle <type>", "the FHIR Bundle made of each message")
-        .choices(["collection", "transaction", "message"])
-        .default("collection"),
+      new Option(
+        "--bundle <type>",
+        "the FHIR Bundle made of each message (default collection; transaction with --fhir-server, or batch)",
+      ).choices(["collection", "transaction", "message", "batch"]),
     )
     .option("--assume-timezone <offset>", "offset of times sent without one (Z, UTC, +02:00)")
     .option("--strict-segments", "a segment the crossmap does not map is an error")
@@ -161,12 +163,30 @@ export function registerListen(program: Command): void {
     .action(async (flags: ListenFlags) => {
       process.exitCode = await listenCommand(flags);
     });
+  addFhirServerOptions(listen);
 }
 
 async function listenCommand(flags: ListenFlags): Promise<number> {
   const port = wholeNumber("--mllp", flags.mllp, 0, 65535);
-  if ((flags.outDir === undefined) === (flags.outSubject === undefined)) {
-    throw new AppError(400, "usage", "give --out-dir or --out-subject: where the converted Bundles go");
+  const outputs = [flags.outDir, flags.outSubject, flags.fhirServer].filter((x) => x !== undefined);
+  if (outputs.length !== 1) {
+    throw new AppError(
+      400,
+      "usage",
+      "give one of --out-dir, --out-subject or --fhir-server: where the converted Bundles go",
+    );
+  }
+  // With --fhir-server a message's Bundle is a transaction unless --bundle says batch (as `stream` does).
+  const bundle = flags.bundle ?? (flags.fhirServer !== undefined ? "transaction" : "collection");
+  if (flags.fhirServer !== undefined && bundle !== "transaction" && bundle !== "batch") {
+    throw new AppError(
+      400,
+      "usage",
+      `--fhir-server sends transaction or batch Bundles, not --bundle ${bundle}`,
+    );
+  }
+  if (bundle === "batch" && flags.fhirServer === undefined) {
+    throw new AppError(400, "usage", "--bundle batch goes with --fhir-server");
   }
   if (flags.outSubject !== undefined && flags.nats === undefined) {
     throw new AppError(400, "usage", "--out-subject needs --nats");
@@ -237,6 +257,9 @@ async function listenCommand(flags: ListenFlags): Promise<number> {
   };
   const subject = flags.outSubject;
   const { NatsSink } = await import("../intake/nats-sink.js");
+  const server = await fhirServerWriter(flags);
+  const { FhirServerSink } = await import("../intake/fhir-server-sink.js");
+  const concurrency = Number(flags.fhirConcurrency);
   return runListener({
     host: flags.host,
     port,
@@ -245,9 +268,20 @@ async function listenCommand(flags: ListenFlags): Promise<number> {
     limits,
     journal,
     sink: (roll, j) =>
-      outDir !== undefined
-        ? new FileSink(outDir, roll)
-        : new NatsSink({ url: nats as string, subject: subject as string, journalId: j.identity, windowMs }),
+      server !== undefined
+        ? new FhirServerSink({
+            writer: server,
+            as: bundle === "batch" ? "batch" : "transaction",
+            concurrency,
+          })
+        : outDir !== undefined
+          ? new FileSink(outDir, roll)
+          : new NatsSink({
+              url: nats as string,
+              subject: subject as string,
+              journalId: j.identity,
+              windowMs,
+            }),
     reportsDir: flags.deadLetter ? resolve(flags.deadLetter) : (outDir ?? resolve(journalDir, "dead-letter")),
     roll: {
       rollBytes: byteSize("--roll-size", flags.rollSize, 1024),
@@ -256,7 +290,8 @@ async function listenCommand(flags: ListenFlags): Promise<number> {
     durability,
     convert: {
       plan,
-      bundle: flags.bundle,
+      // A batch is made as a transaction, then sent as a batch (src/sinks/fhir-server/bundles.ts).
+      bundle: bundle === "batch" ? "transaction" : bundle,
       ...(assumeTimezone !== undefined ? { assumeTimezone } : {}),
       strictSegments: flags.strictSegments === true,
     },

@@ -14,8 +14,13 @@ export interface Converter {
   close(): Promise<void>;
 }
 
-/** Messages queued per thread: enough to keep it busy between two turns of the main thread. */
-const PER_THREAD = 4;
+/**
+ * Messages handed out per thread. Each thread has at most one batch being converted; what is handed
+ * out meanwhile waits on the main thread and goes as the next batch the moment the thread answers. So
+ * under load a thread wakes once per batch, not once per message (a wake-up costs more than a small
+ * message's conversion), and when idle a message goes at once.
+ */
+const PER_THREAD = 64;
 
 export async function startConverter(settings: ConvertSettings, threads: number): Promise<Converter> {
   if (threads === 0) {
@@ -28,8 +33,12 @@ export async function startConverter(settings: ConvertSettings, threads: number)
 interface Slot {
   worker: Worker;
   pending: Map<number, { resolve: (o: Outcome) => void; where: string }>;
-  /** Requests of this turn, posted together at its end. */
+  /** Requests not posted yet: they go together, at the end of this turn or when the batch out returns. */
   outbox: ToConverter;
+  /** A batch is being converted (its answer not back yet). */
+  busy: boolean;
+  /** A post is scheduled for the end of this turn. */
+  scheduled: boolean;
 }
 
 class ThreadConverter implements Converter {
@@ -54,7 +63,7 @@ class ThreadConverter implements Converter {
 
   private spawn(): Promise<void> {
     const worker = new Worker(new URL("./convert-worker.js", import.meta.url));
-    const slot: Slot = { worker, pending: new Map(), outbox: [] };
+    const slot: Slot = { worker, pending: new Map(), outbox: [], busy: false, scheduled: false };
     return new Promise<void>((resolve, reject) => {
       worker.on("message", (m: FromConverter) => {
         if (m.kind === "ready") {
@@ -63,6 +72,9 @@ class ThreadConverter implements Converter {
         } else if (m.kind === "init_error") {
           reject(new AppError(400, "crossmap_error", `a conversion thread could not start: ${m.message}`));
         } else {
+          slot.busy = false;
+          // The next batch first, so that the thread converts while the main thread handles these results.
+          this.post(slot);
           for (const r of m.results) {
             const p = slot.pending.get(r.id);
             slot.pending.delete(r.id);
@@ -101,18 +113,26 @@ class ThreadConverter implements Converter {
     }
     const id = this.nextId++;
     const chosen = slot;
-    if (chosen.outbox.length === 0) queueMicrotask(() => this.post(chosen));
+    if (!chosen.busy && !chosen.scheduled) {
+      chosen.scheduled = true;
+      queueMicrotask(() => {
+        chosen.scheduled = false;
+        this.post(chosen);
+      });
+    }
     chosen.outbox.push({ id, text, source });
     return new Promise<Outcome>((resolve) => {
       chosen.pending.set(id, { resolve, where });
     });
   }
 
-  /** One message to the thread for everything asked of it in this turn: a thread wake-up costs more than a message. */
+  /** One message to an idle thread for everything waiting for it. */
   private post(slot: Slot): void {
+    if (slot.busy || slot.outbox.length === 0) return;
     const batch = slot.outbox;
     slot.outbox = [];
-    if (batch.length > 0) slot.worker.postMessage(batch);
+    slot.busy = true;
+    slot.worker.postMessage(batch);
   }
 
   async close(): Promise<void> {

@@ -44,8 +44,12 @@ export interface IntakeOptions {
   fatal: (err: Error) => void;
 }
 
-/** Least time between the starts of two commits (ms). */
-const COMMIT_SPACING_MS = 50;
+/**
+ * Least time between the starts of two commits (ms). Each commit syncs the output files and the journal
+ * on the disk the acknowledgments' own syncs wait on; waiting messages are let in as conversions end
+ * (hasRoom), so the spacing delays only when output becomes final, not the answers.
+ */
+const COMMIT_SPACING_MS = 200;
 
 export class Intake {
   private readonly order = new KeyedOrder<Pending>();
@@ -56,6 +60,8 @@ export class Intake {
   private inFlight = 0;
   /** Room promised to admitted messages not yet in the backlog. */
   private reserved = 0;
+  /** Of the backlog: converted and handed to the output, not committed yet. */
+  private converted = 0;
   private committing: Promise<void> | undefined;
   private failed: Error | undefined;
   private stopping = false;
@@ -157,7 +163,7 @@ export class Intake {
   /** Room in the backlog: at once, or once enough is committed (first come, first served). */
   private admit(): Promise<void> {
     if (this.failed) return Promise.reject(this.failed);
-    if (this.backlog.size + this.reserved < this.o.maxPending && this.waiters.length === 0) {
+    if (this.hasRoom() && this.waiters.length === 0) {
       this.reserved++;
       return Promise.resolve();
     }
@@ -166,10 +172,21 @@ export class Intake {
   }
 
   private release(): void {
-    while (this.waiters.length > 0 && this.backlog.size + this.reserved < this.o.maxPending) {
+    while (this.waiters.length > 0 && this.hasRoom()) {
       this.reserved++;
       this.waiters.shift()?.resolve();
     }
+  }
+
+  /**
+   * Room for one more: fewer than maxPending kept and not converted, so that a waiting message is let in
+   * as soon as a conversion ends, not at the next commit (which would hold answers back by the commit
+   * interval and make the latency tail); and, with what is converted and not yet committed (a slow output),
+   * fewer than twice that.
+   */
+  private hasRoom(): boolean {
+    const all = this.backlog.size + this.reserved;
+    return all - this.converted < this.o.maxPending && all < 2 * this.o.maxPending;
   }
 
   private drop(p: Pending, queued: Queued<Pending>): void {
@@ -194,12 +211,14 @@ export class Intake {
       const p = q.value;
       this.o.converter.convert(p.text, sourceOf(p)).then((outcome) => {
         this.inFlight--;
+        this.converted++;
         this.written.push(p);
         p.outcome = outcome;
         this.toOutput(p, outcome);
         // Handed to the output in this order, so the next message of its keys may go now.
         this.order.done(q);
         this.pump();
+        this.release();
         this.kick();
       });
     }
@@ -211,7 +230,7 @@ export class Intake {
       this.o.reports.deadLetter(source, outcome.issues, p.text);
       return;
     }
-    this.o.sink.write({ ...source, bundle: outcome.bundle });
+    this.o.sink.write({ ...source, keys: p.keys, bundle: outcome.bundle });
     if (outcome.issuesLine) this.o.reports.issuesOf(outcome.issuesLine);
   }
 
@@ -286,6 +305,7 @@ export class Intake {
 
   private committed(p: Pending): void {
     this.backlog.delete(p);
+    this.converted--;
     const m = this.o.metrics;
     const outcome = p.outcome as Outcome;
     if (outcome.kind === "dead") m.deadLetters();

@@ -19,6 +19,8 @@ export interface Source {
 export interface SinkItem extends Source {
   /** The FHIR Bundle, as UTF-8 JSON text (made on a conversion thread, moved here without a copy). */
   bundle: Uint8Array;
+  /** The message's ordering keys: a sink that sends side by side keeps their order (header.ts orderKeys). */
+  keys?: readonly string[];
 }
 
 /** A message its destination refused for good: it goes to the dead-letter store with these issues. */

@@ -8,15 +8,23 @@ import { parseDuration } from "../../src/cli/listen.js";
 import { runCli } from "./run-cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "crossmap-listen-usage-"));
+const ONE_OUTPUT = "give one of --out-dir, --out-subject or --fhir-server: where the converted Bundles go";
 const listen = (...args: string[]) => runCli(["listen", "--mllp", "0", "--journal", join(dir, "j"), ...args]);
 
 describe("crossmap listen usage", () => {
   it("names what is wrong", async () => {
     const cases: [string[], string][] = [
-      [[], "crossmap: give --out-dir or --out-subject: where the converted Bundles go\n"],
+      [[], `crossmap: ${ONE_OUTPUT}\n`],
+      [["--out-dir", dir, "--out-subject", "x"], `crossmap: ${ONE_OUTPUT}\n`],
+      [["--out-dir", dir, "--fhir-server", "http://127.0.0.1:1/fhir"], `crossmap: ${ONE_OUTPUT}\n`],
       [
-        ["--out-dir", dir, "--out-subject", "x"],
-        "crossmap: give --out-dir or --out-subject: where the converted Bundles go\n",
+        ["--fhir-server", "http://127.0.0.1:1/fhir", "--bundle", "collection"],
+        "crossmap: --fhir-server sends transaction or batch Bundles, not --bundle collection\n",
+      ],
+      [["--out-dir", dir, "--bundle", "batch"], "crossmap: --bundle batch goes with --fhir-server\n"],
+      [
+        ["--fhir-server", "ftp://x/fhir"],
+        'crossmap: --fhir-server must be an http(s) URL, got "ftp://x/fhir"\n',
       ],
       [["--out-subject", "fhir.out"], "crossmap: --out-subject needs --nats\n"],
       [["--out-dir", dir, "--tls-cert", "c.pem"], "crossmap: --tls-cert and --tls-key go together\n"],

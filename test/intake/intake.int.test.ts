@@ -29,12 +29,16 @@ const ADT = (id: string) =>
 class FailingJournal extends LmdbJournal {
   failKeepOf: string | undefined;
   failCommit = false;
+  /** The failing commit waits for this before it fails (so that the test knows what is in flight then). */
+  holdCommit: Promise<void> | undefined;
   override keep(entry: Omit<JournalEntry, "id">, key: string, answer: Buffer): Promise<KeepResult> {
     if (entry.controlId === this.failKeepOf) return Promise.reject(new Error(DISK));
     return super.keep(entry, key, answer);
   }
   override converted(ids: readonly number[], state: OutputState): Promise<void> {
-    if (this.failCommit) return Promise.reject(new Error(DISK));
+    if (this.failCommit) {
+      return (this.holdCommit ?? Promise.resolve()).then(() => Promise.reject(new Error(DISK)));
+    }
     return super.converted(ids, state);
   }
 }
@@ -91,15 +95,25 @@ describe("Intake when the journal fails", () => {
     const dir = mkdtempSync(join(tmpdir(), "crossmap-intake-"));
     const journal = new FailingJournal(join(dir, "journal"), { windowMs: 60_000, durability: "commit" });
     journal.failCommit = true;
+    let release!: () => void;
+    journal.holdCommit = new Promise((resolve) => {
+      release = resolve;
+    });
     const { intake, receive, fatal } = await intakeWith(journal, dir);
     const first = receive("A-1");
-    // The backlog holds one message: these two wait until A-1 is committed, which never happens.
+    // One message kept and not converted at most (--max-pending 1): A-2 is let in once A-1 is converted,
+    // and kept. Then two converted and not committed, the other bound: A-3 and A-4 wait for the commit of
+    // A-1, which fails.
     const second = receive("A-2");
     const third = receive("A-3");
+    const fourth = receive("A-4");
     expect(msa(await first)).toBe("\rMSA|AA|A-1");
-    await expect(second).rejects.toThrow(DISK);
+    expect(msa(await second)).toBe("\rMSA|AA|A-2");
+    expect(intake.waiting).toBe(2);
+    release();
     await expect(third).rejects.toThrow(DISK);
-    await expect(receive("A-4")).rejects.toThrow(DISK);
+    await expect(fourth).rejects.toThrow(DISK);
+    await expect(receive("A-5")).rejects.toThrow(DISK);
     expect(fatal).toEqual([`cannot commit converted output: ${DISK}`]);
     expect(intake.health).toBe("failing");
     expect(intake.waiting).toBe(0);
@@ -109,7 +123,7 @@ describe("Intake when the journal fails", () => {
     const dir = mkdtempSync(join(tmpdir(), "crossmap-intake-"));
     const journal = new FailingJournal(join(dir, "journal"), { windowMs: 60_000, durability: "commit" });
     journal.failKeepOf = "B-2";
-    const { receive, fatal } = await intakeWith(journal, dir);
+    const { intake, receive, fatal } = await intakeWith(journal, dir);
     const first = receive("B-1");
     const second = receive("B-2");
     const third = receive("B-3");
@@ -117,7 +131,9 @@ describe("Intake when the journal fails", () => {
     await expect(second).rejects.toThrow(DISK);
     await expect(third).rejects.toThrow(DISK);
     expect(fatal).toEqual([`cannot keep a message in the journal: ${DISK}`]);
-    // Only B-1 is in the journal: B-3 was refused before it was kept.
+    // Only B-1 was in the journal, and its commit (begun before B-2 failed) ends: B-3 was refused before
+    // it was kept.
+    await intake.settle(1000);
     expect(journal.pendingCount()).toBe(0);
   });
 });
