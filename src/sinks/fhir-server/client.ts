@@ -1,6 +1,7 @@
 // HTTP to a FHIR server: one POST of a Bundle to the base URL, tried again with backoff when the answer is
 // 408, 425, 429 or 5xx, when the connection fails or when no answer comes in time (Retry-After honoured).
-// Anything else (2xx, or a 4xx the server means) is handed back as the answer; the sender reads it.
+// Anything else (2xx, or a 4xx the server means) is handed back as the answer; the sender reads it. A server
+// that has not answered once yet is not waited for: see `postBundle`.
 import { AppError } from "../../errors.js";
 
 export interface ClientOptions {
@@ -51,13 +52,18 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
 export class FhirClient {
   /** How the client waits between tries (options.sleep, or a timer). */
   readonly sleep: (ms: number) => Promise<void>;
+  /** Whether the server has answered any request (with any status) yet. */
+  private answered = false;
   constructor(readonly options: ClientOptions) {
     this.sleep = options.sleep ?? defaultSleep;
   }
 
   /**
    * POSTs `body` (a Bundle as JSON text) to the base URL until an answer that is not worth retrying comes;
-   * throws an AppError (503) when the tries are used up.
+   * throws an AppError (503) when the tries are used up. Until the server has answered once, a request that
+   * gets no answer (the connection fails, or --fhir-timeout passes) throws at once: a server that has never
+   * answered is a wrong URL or a server that is down, and backing off through the retries only delays
+   * saying so by minutes (87 s for a refused connection, 10 min for a silent server, with the defaults).
    */
   async postBundle(body: string): Promise<Answer> {
     const o = this.options;
@@ -71,6 +77,7 @@ export class FhirClient {
           body,
           signal: AbortSignal.timeout(o.timeoutMs),
         });
+        this.answered = true;
         const text = await res.text();
         if (!isRetryable(res.status)) return { status: res.status, body: parseBody(text), text };
         last = `${res.status}${res.statusText ? ` ${res.statusText}` : ""}${describeBody(text)}`;
@@ -78,6 +85,13 @@ export class FhirClient {
         if (after !== undefined) waitFor = Math.min(after, o.maxRetryAfterMs);
       } catch (err) {
         last = failureText(err, o.timeoutMs);
+        if (!this.answered) {
+          throw new AppError(
+            503,
+            "fhir_server_unreachable",
+            `the FHIR server at ${o.base} cannot be reached (${last}): is the URL right and the server up?`,
+          );
+        }
       }
       if (attempt >= o.retries) {
         throw new AppError(
@@ -131,7 +145,8 @@ function describeBody(text: string): string {
 
 function failureText(err: unknown, timeoutMs: number): string {
   const e = err as Error & { cause?: { code?: string; message?: string } };
-  if (e.name === "TimeoutError" || e.name === "AbortError") return `no answer within ${timeoutMs / 1000} s`;
+  if (e.name === "TimeoutError" || e.name === "AbortError")
+    return `no answer within ${timeoutMs / 1000} s (--fhir-timeout)`;
   const cause = e.cause?.code ?? e.cause?.message;
   return cause ? `${e.message} (${cause})` : e.message;
 }
