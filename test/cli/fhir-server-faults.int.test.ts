@@ -135,7 +135,7 @@ describe("a server that cannot be reached", () => {
     await new Promise((r) => closed.close(r));
     const r = await runCli([...OMOP, "--fhir-server", url, SMALL]);
     expect(r.stderr).toBe(
-      `crossmap: the FHIR server at ${url} cannot be reached (fetch failed (ECONNREFUSED)): is the URL right and the server up?\n`,
+      `crossmap: the FHIR server at ${url} cannot be reached (connect ECONNREFUSED ${new URL(url).host}): is the URL right and the server up?\n`,
     );
     expect(r.code).toBe(1);
   }, 60_000);

@@ -3,6 +3,7 @@
 // Anything else (2xx, or a 4xx the server means) is handed back as the answer; the sender reads it. A server
 // that has not answered once yet is not waited for: see `postBundle`.
 import { AppError } from "../../errors.js";
+import { HttpPoster } from "./http.js";
 
 export interface ClientOptions {
   /** The FHIR base URL, without a trailing slash. */
@@ -54,8 +55,23 @@ export class FhirClient {
   readonly sleep: (ms: number) => Promise<void>;
   /** Whether the server has answered any request (with any status) yet. */
   private answered = false;
+  private readonly http: HttpPoster;
+  private readonly headers: Record<string, string>;
   constructor(readonly options: ClientOptions) {
     this.sleep = options.sleep ?? defaultSleep;
+    this.http = new HttpPoster(`${options.base}/`);
+    this.headers = {
+      "content-type": "application/fhir+json",
+      accept: "application/fhir+json",
+      // The response Bundle then lists statuses and locations, not every resource again.
+      prefer: "return=minimal",
+    };
+    if (options.authorization !== undefined) this.headers.authorization = options.authorization;
+  }
+
+  /** Closes the kept-alive connections (a process that goes on after sending). */
+  close(): void {
+    this.http.close();
   }
 
   /**
@@ -71,17 +87,12 @@ export class FhirClient {
     for (let attempt = 0; ; attempt++) {
       let waitFor: number | undefined;
       try {
-        const res = await fetch(`${o.base}/`, {
-          method: "POST",
-          headers: this.headers(),
-          body,
-          signal: AbortSignal.timeout(o.timeoutMs),
-        });
+        const res = await this.http.post(body, this.headers, o.timeoutMs);
         this.answered = true;
-        const text = await res.text();
+        const text = res.text;
         if (!isRetryable(res.status)) return { status: res.status, body: parseBody(text), text };
         last = `${res.status}${res.statusText ? ` ${res.statusText}` : ""}${describeBody(text)}`;
-        const after = retryAfterMs(res.headers.get("retry-after"));
+        const after = retryAfterMs(res.retryAfter);
         if (after !== undefined) waitFor = Math.min(after, o.maxRetryAfterMs);
       } catch (err) {
         last = failureText(err, o.timeoutMs);
@@ -111,17 +122,6 @@ export class FhirClient {
     const o = this.options;
     const cap = Math.min(o.maxBackoffMs, o.backoffMs * 2 ** attempt);
     return Math.round(cap / 2 + (Math.random() * cap) / 2);
-  }
-
-  private headers(): Record<string, string> {
-    const h: Record<string, string> = {
-      "content-type": "application/fhir+json",
-      accept: "application/fhir+json",
-      // The response Bundle then lists statuses and locations, not every resource again.
-      prefer: "return=minimal",
-    };
-    if (this.options.authorization !== undefined) h.authorization = this.options.authorization;
-    return h;
   }
 }
 

@@ -55,6 +55,7 @@ export class FhirServerWriter {
   readonly issues = new IssueLog();
   readonly url: string;
   private readonly sender: Sender;
+  private readonly client: FhirClient;
   private readonly dispatcher: Dispatcher<Origin>;
   private readonly started = performance.now();
   private readonly counts = { bundles: 0, sent: 0, accepted: 0, rejected: 0, notSent: 0, retries: 0 };
@@ -76,6 +77,7 @@ export class FhirServerWriter {
         this.counts.retries++;
       },
     });
+    this.client = client;
     this.sender = new Sender(client);
     this.dispatcher = new Dispatcher<Origin>({
       concurrency: options.concurrency,
@@ -258,7 +260,12 @@ export class FhirServerWriter {
   }
 
   private async finish(): Promise<void> {
-    await this.dispatcher.drain();
+    try {
+      await this.dispatcher.drain();
+    } finally {
+      // Nothing more goes out: the kept-alive connections would only hold the server's sockets.
+      this.client.close();
+    }
     this.draw(true);
     this.finished = this.report();
   }
@@ -266,6 +273,7 @@ export class FhirServerWriter {
   private async stop(unsent: number): Promise<void> {
     this.counts.notSent += unsent + this.dispatcher.discard();
     await this.dispatcher.drain().catch(() => {});
+    this.client.close();
     this.draw(true);
     this.finished = this.report();
   }

@@ -135,7 +135,7 @@ describe("FhirClient.postBundle", () => {
     await expect(c.postBundle("{}")).rejects.toMatchObject({
       status: 503,
       code: "fhir_server_unreachable",
-      message: `the FHIR server at ${closed.url} cannot be reached (fetch failed (ECONNREFUSED)): is the URL right and the server up?`,
+      message: `the FHIR server at ${closed.url} cannot be reached (connect ECONNREFUSED ${new URL(closed.url).host}): is the URL right and the server up?`,
     });
     expect(waits).toEqual([]);
   });
@@ -165,7 +165,7 @@ describe("FhirClient.postBundle", () => {
     await gone.close();
     await expect(c.postBundle("{}")).rejects.toMatchObject({
       code: "fhir_server_unavailable",
-      message: `the FHIR server at ${gone.url} did not accept a Bundle after 2 tries (last: fetch failed (ECONNREFUSED))`,
+      message: `the FHIR server at ${gone.url} did not accept a Bundle after 2 tries (last: connect ECONNREFUSED ${new URL(gone.url).host})`,
     });
     expect(waits.length).toBe(1);
   });
