@@ -6,6 +6,14 @@
 // as batch Bundles of `PUT Type/id`; and the HL7 v2 samples' transaction Bundles, repeated.
 // Cases: direct load (baseline), the writer in this process over HTTP, and `crossmap map --fhir-server` as a
 // child process (mapping included, wall clock only).
+// Fair to both sides: the direct load gets each Bundle as JSON text and pays its JSON.parse, as the server
+// does; the writer's input (500-line chunks) is made before timing, as the direct load's Bundle texts are.
+// What HTTP adds is counted (the server's reading and answering, the writer's sending and reading the
+// answers); the test server reads bodies with 'data' events and answers `Prefer: return=minimal` without
+// the resources, as a server would. Under load, wall figures vary from run to run; the CPU figures
+// (resources per CPU second of this process) vary less. For the writer process, "res/CPU-s" is the
+// server's (this process's) CPU, and the JSON line adds the writer process's own, and the ratio the two
+// processes would reach with a core each: min(server rate, writer rate) / direct rate, CPU-bound.
 // Prints a table and one JSON line. Usage: npx tsx bench/fhir-server.ts [--validate] [--batch N]
 // [--concurrency N] [--rounds N (timed, after one warm-up; default 2)] [--limit N (OMOP resources)]
 import { spawn, spawnSync } from "node:child_process";
@@ -152,6 +160,8 @@ const checkAccepted = (w: FhirServerWriter, expected: number) => {
  * The writer in a process of its own (as a user runs it: the sender is not the server), timed by itself:
  * resolves with its send time in ms, once it exits.
  */
+/** Best resources per CPU second of the writer process itself, over the timed rounds. */
+let senderCpuRate = 0;
 function sendFromChild(): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(
@@ -174,8 +184,9 @@ function sendFromChild(): Promise<number> {
     child.on("error", reject);
     child.on("close", (code) => {
       if (code !== 0) return reject(new Error(`sender exited ${code}`));
-      const r = JSON.parse(out) as { ms: number; accepted: number };
+      const r = JSON.parse(out) as { ms: number; cpu_ms: number; accepted: number };
       if (r.accepted !== lines.length) return reject(new Error(`sender: ${out}`));
+      senderCpuRate = Math.max(senderCpuRate, lines.length / (r.cpu_ms / 1000));
       resolve(r.ms);
     });
   });
@@ -315,6 +326,10 @@ console.log(
     omop_writer_per_s: Math.round(by("OMOP: writer in this thread, HTTP").wall),
     omop_writer_process_per_s: Math.round(by("OMOP: writer process, HTTP").wall),
     ratio_omop_writer_process: Number((by("OMOP: writer process, HTTP").wall / omopBase.wall).toFixed(3)),
+    omop_writer_process_own_cpu_per_s: Math.round(senderCpuRate),
+    ratio_omop_writer_process_cpu_bound: Number(
+      (Math.min(by("OMOP: writer process, HTTP").cpu, senderCpuRate) / omopBase.cpu).toFixed(3),
+    ),
     ratio_omop_server_cpu_fed_by_writer_process: Number(
       (by("OMOP: writer process, HTTP").cpu / omopBase.cpu).toFixed(3),
     ),

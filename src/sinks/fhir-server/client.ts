@@ -75,13 +75,13 @@ export class FhirClient {
   }
 
   /**
-   * POSTs `body` (a Bundle as JSON text) to the base URL until an answer that is not worth retrying comes;
+   * POSTs `body` (a Bundle as JSON text, or its UTF-8 bytes) to the base URL until an answer that is not worth retrying comes;
    * throws an AppError (503) when the tries are used up. Until the server has answered once, a request that
    * gets no answer (the connection fails, or --fhir-timeout passes) throws at once: a server that has never
    * answered is a wrong URL or a server that is down, and backing off through the retries only delays
    * saying so by minutes (87 s for a refused connection, 10 min for a silent server, with the defaults).
    */
-  async postBundle(body: string): Promise<Answer> {
+  async postBundle(body: string | Buffer): Promise<Answer> {
     const o = this.options;
     let last = "";
     for (let attempt = 0; ; attempt++) {

@@ -32,7 +32,7 @@ export class HttpPoster {
   }
 
   /** POSTs `body`; rejects on a failed connection or when the whole answer takes longer than `timeoutMs`. */
-  post(body: string, headers: Record<string, string>, timeoutMs: number): Promise<RawAnswer> {
+  post(body: string | Buffer, headers: Record<string, string>, timeoutMs: number): Promise<RawAnswer> {
     return new Promise((resolve, reject) => {
       let done = false;
       const finish = (err: Error | undefined, answer?: RawAnswer) => {
@@ -47,7 +47,10 @@ export class HttpPoster {
         {
           method: "POST",
           agent: this.agent,
-          headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+          headers: {
+            ...headers,
+            "content-length": String(typeof body === "string" ? Buffer.byteLength(body) : body.length),
+          },
         },
         (res: IncomingMessage) => {
           const chunks: Buffer[] = [];

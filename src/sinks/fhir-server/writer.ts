@@ -119,8 +119,7 @@ export class FhirServerWriter {
             `--fhir-server sends FHIR resources, and the output is not one (${e.problem}); is --to a FHIR standard?`,
           );
         }
-        const target = e.request.slice(e.request.indexOf(" ") + 1);
-        const origin: Origin = { kind: "record", entity: target.split("/")[0] as string, target };
+        const origin: Origin = { kind: "record", entity: e.type, target: e.url };
         if (e.idless) {
           this.issue(
             origin,
