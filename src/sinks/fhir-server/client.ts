@@ -77,7 +77,8 @@ export class FhirClient {
   /**
    * POSTs `body` (a Bundle as JSON text, or its UTF-8 bytes) to the base URL until an answer that is not worth retrying comes;
    * throws an AppError (503) when the tries are used up. Until the server has answered once, a request that
-   * gets no answer (the connection fails, or --fhir-timeout passes) throws at once: a server that has never
+   * finds no server (refused, unknown host, no route, TLS refused, or no answer within --fhir-timeout)
+   * throws at once: a server that has never
    * answered is a wrong URL or a server that is down, and backing off through the retries only delays
    * saying so by minutes (87 s for a refused connection, 10 min for a silent server, with the defaults).
    */
@@ -96,7 +97,7 @@ export class FhirClient {
         if (after !== undefined) waitFor = Math.min(after, o.maxRetryAfterMs);
       } catch (err) {
         last = failureText(err, o.timeoutMs);
-        if (!this.answered) {
+        if (!this.answered && noServer(err)) {
           throw new AppError(
             503,
             "fhir_server_unreachable",
@@ -141,6 +142,20 @@ function describeBody(text: string): string {
   if (o) return `: ${o}`;
   const plain = text.trim().slice(0, 200);
   return plain ? `: ${plain}` : "";
+}
+
+/**
+ * Failures that say no server is there: refused, no such host, no route, a certificate the client refuses,
+ * no answer in time. Not a reset connection: a connection pool or proxy may hand over one the server has
+ * just closed, and that is worth another try.
+ */
+function noServer(err: unknown): boolean {
+  const e = err as Error & { code?: string; cause?: { code?: string } };
+  if (e.name === "TimeoutError" || e.name === "AbortError") return true;
+  const code = e.code ?? e.cause?.code ?? "";
+  return /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ERR_TLS_|CERT_|DEPTH_ZERO_|SELF_SIGNED_|UNABLE_TO_)/.test(
+    code,
+  );
 }
 
 function failureText(err: unknown, timeoutMs: number): string {

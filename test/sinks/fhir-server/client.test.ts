@@ -158,6 +158,30 @@ describe("FhirClient.postBundle", () => {
     }
   });
 
+  it("tries again when the first request's connection is reset (a pooled connection the server just closed)", async () => {
+    let n = 0;
+    const resetting = createServer((req, res) => {
+      if (n++ === 0) {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/fhir+json" });
+      res.end('{"resourceType":"Bundle"}');
+    });
+    resetting.listen(0, "127.0.0.1");
+    await once(resetting, "listening");
+    const url = `http://127.0.0.1:${(resetting.address() as AddressInfo).port}/fhir`;
+    try {
+      const { c, waits, whys } = client(url, { retries: 2 });
+      expect((await c.postBundle("{}")).status).toBe(200);
+      expect(waits.length).toBe(1);
+      expect(whys).toEqual(["socket hang up"]);
+    } finally {
+      resetting.closeAllConnections();
+      resetting.close();
+    }
+  });
+
   it("tries again when the connection fails after the server has answered, and says so when it keeps failing", async () => {
     const gone = await scriptedServer(() => ({ status: 200 }));
     const { c, waits } = client(gone.url, { retries: 1 });
