@@ -4,7 +4,10 @@
 //
 // Server behaviours relied on: batch and transaction Bundles, `PUT Type/id` as update-or-create, and
 // (where named) Medplum's validation of each resource, which answers 400 with an OperationOutcome.
+
+import { once } from "node:events";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -69,9 +72,10 @@ async function held(server: FhirTestServer): Promise<Map<string, unknown>> {
 describe("a server that is busy for a while", () => {
   it("loses nothing: 503, 429 (with and without Retry-After) and an unanswered request are tried again", async () => {
     plain.repo.clear();
+    // The server answers first: an unanswered request before any answer ends the run (see below).
     const faults: Fault[] = [
-      { hang: true },
       { status: 503 },
+      { hang: true },
       { status: 429, retryAfter: "0" },
       { status: 503, retryAfter: "0" },
     ];
@@ -96,7 +100,7 @@ describe("a server that is busy for a while", () => {
       expect(r.code).toBe(0);
       // A forwarded Bundle the loaded machine answers too slowly is abandoned and sent again too (the
       // server applied it twice: PUT makes that harmless), so only the faults' order is fixed.
-      expect(proxy.seen.slice(0, 5)).toEqual(["hang", "503", "429", "503", "200"]);
+      expect(proxy.seen.slice(0, 5)).toEqual(["503", "hang", "429", "503", "200"]);
       expect(proxy.seen.slice(4).every((s) => s === "200")).toBe(true);
       const report = JSON.parse(readFileSync(summary, "utf8")).fhir_server;
       expect(report).toMatchObject({ bundles: 5, resources_sent: 2289, accepted: 2289, rejected: 0 });
@@ -118,6 +122,38 @@ describe("a server that is busy for a while", () => {
       );
     } finally {
       await proxy.close();
+    }
+  }, 60_000);
+});
+
+describe("a server that cannot be reached", () => {
+  it("stops at once, exit 1, when nothing listens at the URL (no retries before a first answer)", async () => {
+    const closed = createServer();
+    closed.listen(0, "127.0.0.1");
+    await once(closed, "listening");
+    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/fhir`;
+    await new Promise((r) => closed.close(r));
+    const r = await runCli([...OMOP, "--fhir-server", url, SMALL]);
+    expect(r.stderr).toBe(
+      `crossmap: the FHIR server at ${url} cannot be reached (connect ECONNREFUSED ${new URL(url).host}): is the URL right and the server up?\n`,
+    );
+    expect(r.code).toBe(1);
+  }, 60_000);
+
+  it("stops after one --fhir-timeout, exit 1, when the server takes connections and never answers", async () => {
+    // What a server whose event loop is blocked looks like: the connection is made, no answer comes.
+    const silent = createServer((socket) => socket.resume());
+    silent.listen(0, "127.0.0.1");
+    await once(silent, "listening");
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/fhir`;
+    try {
+      const r = await runCli([...OMOP, "--fhir-server", url, "--fhir-timeout", "1", SMALL]);
+      expect(r.stderr).toBe(
+        `crossmap: the FHIR server at ${url} cannot be reached (no answer within 1 s (--fhir-timeout)): is the URL right and the server up?\n`,
+      );
+      expect(r.code).toBe(1);
+    } finally {
+      await new Promise((r) => silent.close(r));
     }
   }, 60_000);
 });

@@ -1,7 +1,9 @@
 // HTTP to a FHIR server: one POST of a Bundle to the base URL, tried again with backoff when the answer is
 // 408, 425, 429 or 5xx, when the connection fails or when no answer comes in time (Retry-After honoured).
-// Anything else (2xx, or a 4xx the server means) is handed back as the answer; the sender reads it.
+// Anything else (2xx, or a 4xx the server means) is handed back as the answer; the sender reads it. A server
+// that has not answered once yet is not waited for: see `postBundle`.
 import { AppError } from "../../errors.js";
+import { HttpPoster } from "./http.js";
 
 export interface ClientOptions {
   /** The FHIR base URL, without a trailing slash. */
@@ -51,33 +53,57 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
 export class FhirClient {
   /** How the client waits between tries (options.sleep, or a timer). */
   readonly sleep: (ms: number) => Promise<void>;
+  /** Whether the server has answered any request (with any status) yet. */
+  private answered = false;
+  private readonly http: HttpPoster;
+  private readonly headers: Record<string, string>;
   constructor(readonly options: ClientOptions) {
     this.sleep = options.sleep ?? defaultSleep;
+    this.http = new HttpPoster(`${options.base}/`);
+    this.headers = {
+      "content-type": "application/fhir+json",
+      accept: "application/fhir+json",
+      // The response Bundle then lists statuses and locations, not every resource again.
+      prefer: "return=minimal",
+    };
+    if (options.authorization !== undefined) this.headers.authorization = options.authorization;
+  }
+
+  /** Closes the kept-alive connections (a process that goes on after sending). */
+  close(): void {
+    this.http.close();
   }
 
   /**
-   * POSTs `body` (a Bundle as JSON text) to the base URL until an answer that is not worth retrying comes;
-   * throws an AppError (503) when the tries are used up.
+   * POSTs `body` (a Bundle as JSON text, or its UTF-8 bytes) to the base URL until an answer that is not worth retrying comes;
+   * throws an AppError (503) when the tries are used up. Until the server has answered once, a request that
+   * finds no server (refused, unknown host, no route, TLS refused, or no answer within --fhir-timeout)
+   * throws at once: a server that has never
+   * answered is a wrong URL or a server that is down, and backing off through the retries only delays
+   * saying so by minutes (87 s for a refused connection, 10 min for a silent server, with the defaults).
    */
-  async postBundle(body: string): Promise<Answer> {
+  async postBundle(body: string | Buffer): Promise<Answer> {
     const o = this.options;
     let last = "";
     for (let attempt = 0; ; attempt++) {
       let waitFor: number | undefined;
       try {
-        const res = await fetch(`${o.base}/`, {
-          method: "POST",
-          headers: this.headers(),
-          body,
-          signal: AbortSignal.timeout(o.timeoutMs),
-        });
-        const text = await res.text();
+        const res = await this.http.post(body, this.headers, o.timeoutMs);
+        this.answered = true;
+        const text = res.text;
         if (!isRetryable(res.status)) return { status: res.status, body: parseBody(text), text };
         last = `${res.status}${res.statusText ? ` ${res.statusText}` : ""}${describeBody(text)}`;
-        const after = retryAfterMs(res.headers.get("retry-after"));
+        const after = retryAfterMs(res.retryAfter);
         if (after !== undefined) waitFor = Math.min(after, o.maxRetryAfterMs);
       } catch (err) {
         last = failureText(err, o.timeoutMs);
+        if (!this.answered && noServer(err)) {
+          throw new AppError(
+            503,
+            "fhir_server_unreachable",
+            `the FHIR server at ${o.base} cannot be reached (${last}): is the URL right and the server up?`,
+          );
+        }
       }
       if (attempt >= o.retries) {
         throw new AppError(
@@ -97,17 +123,6 @@ export class FhirClient {
     const o = this.options;
     const cap = Math.min(o.maxBackoffMs, o.backoffMs * 2 ** attempt);
     return Math.round(cap / 2 + (Math.random() * cap) / 2);
-  }
-
-  private headers(): Record<string, string> {
-    const h: Record<string, string> = {
-      "content-type": "application/fhir+json",
-      accept: "application/fhir+json",
-      // The response Bundle then lists statuses and locations, not every resource again.
-      prefer: "return=minimal",
-    };
-    if (this.options.authorization !== undefined) h.authorization = this.options.authorization;
-    return h;
   }
 }
 
@@ -129,9 +144,24 @@ function describeBody(text: string): string {
   return plain ? `: ${plain}` : "";
 }
 
+/**
+ * Failures that say no server is there: refused, no such host, no route, a certificate the client refuses,
+ * no answer in time. Not a reset connection: a connection pool or proxy may hand over one the server has
+ * just closed, and that is worth another try.
+ */
+function noServer(err: unknown): boolean {
+  const e = err as Error & { code?: string; cause?: { code?: string } };
+  if (e.name === "TimeoutError" || e.name === "AbortError") return true;
+  const code = e.code ?? e.cause?.code ?? "";
+  return /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ERR_TLS_|CERT_|DEPTH_ZERO_|SELF_SIGNED_|UNABLE_TO_)/.test(
+    code,
+  );
+}
+
 function failureText(err: unknown, timeoutMs: number): string {
   const e = err as Error & { cause?: { code?: string; message?: string } };
-  if (e.name === "TimeoutError" || e.name === "AbortError") return `no answer within ${timeoutMs / 1000} s`;
+  if (e.name === "TimeoutError" || e.name === "AbortError")
+    return `no answer within ${timeoutMs / 1000} s (--fhir-timeout)`;
   const cause = e.cause?.code ?? e.cause?.message;
   return cause ? `${e.message} (${cause})` : e.message;
 }

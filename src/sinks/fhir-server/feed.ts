@@ -60,10 +60,9 @@ export function feedDelivery(
         });
         continue;
       }
-      const target = e.request.slice(e.request.indexOf(" ") + 1);
       batch.entries.push(e.entry);
       batch.requests.push(e.request);
-      batch.origins.push({ kind: "record", entity: target.split("/")[0] as string, target });
+      batch.origins.push({ kind: "record", entity: e.type, target: e.url });
       if (e.key !== undefined) batch.keys.push(e.key);
       if (batch.entries.length >= writer.batchSize) await send();
     }

@@ -2,7 +2,7 @@
 // the OperationOutcome that says why. Entries of a batch the server could not process for now (429, 5xx)
 // are sent again on their own, a bounded number of times; a rejection is never retried.
 import { AppError } from "../../errors.js";
-import { bundleText, type Outgoing } from "./bundles.js";
+import { bundleBody, type Outgoing } from "./bundles.js";
 import { type Answer, type FhirClient, isRetryable, outcomeText } from "./client.js";
 
 export interface Rejection<O> {
@@ -37,7 +37,7 @@ export class Sender {
 
   /** Sends `out` until each entry is accepted or rejected; throws when the server cannot be used at all. */
   async deliver<O>(out: Outgoing<O>): Promise<Delivery<O>> {
-    const answer = await this.client.postBundle(bundleText(out));
+    const answer = await this.client.postBundle(bundleBody(out));
     this.refuseAccess(answer);
     if (out.type === "transaction") return this.transaction(out, answer);
     return this.batch(out, answer);
@@ -119,7 +119,7 @@ export class Sender {
       await client.sleep(wait);
       pending = again;
       const retry: Outgoing<O> = { ...out, entries: again.map((i) => out.entries[i] as string) };
-      answer = await client.postBundle(bundleText(retry));
+      answer = await client.postBundle(bundleBody(retry));
       this.refuseAccess(answer);
     }
   }

@@ -55,6 +55,7 @@ export class FhirServerWriter {
   readonly issues = new IssueLog();
   readonly url: string;
   private readonly sender: Sender;
+  private readonly client: FhirClient;
   private readonly dispatcher: Dispatcher<Origin>;
   private readonly started = performance.now();
   private readonly counts = { bundles: 0, sent: 0, accepted: 0, rejected: 0, notSent: 0, retries: 0 };
@@ -76,6 +77,7 @@ export class FhirServerWriter {
         this.counts.retries++;
       },
     });
+    this.client = client;
     this.sender = new Sender(client);
     this.dispatcher = new Dispatcher<Origin>({
       concurrency: options.concurrency,
@@ -117,8 +119,7 @@ export class FhirServerWriter {
             `--fhir-server sends FHIR resources, and the output is not one (${e.problem}); is --to a FHIR standard?`,
           );
         }
-        const target = e.request.slice(e.request.indexOf(" ") + 1);
-        const origin: Origin = { kind: "record", entity: target.split("/")[0] as string, target };
+        const origin: Origin = { kind: "record", entity: e.type, target: e.url };
         if (e.idless) {
           this.issue(
             origin,
@@ -258,7 +259,12 @@ export class FhirServerWriter {
   }
 
   private async finish(): Promise<void> {
-    await this.dispatcher.drain();
+    try {
+      await this.dispatcher.drain();
+    } finally {
+      // Nothing more goes out: the kept-alive connections would only hold the server's sockets.
+      this.client.close();
+    }
     this.draw(true);
     this.finished = this.report();
   }
@@ -266,6 +272,7 @@ export class FhirServerWriter {
   private async stop(unsent: number): Promise<void> {
     this.counts.notSent += unsent + this.dispatcher.discard();
     await this.dispatcher.drain().catch(() => {});
+    this.client.close();
     this.draw(true);
     this.finished = this.report();
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bundleText, messageBundle, resourceEntry } from "../../../src/sinks/fhir-server/bundles.js";
+import { bundleBody, messageBundle, resourceEntry } from "../../../src/sinks/fhir-server/bundles.js";
 
 describe("resourceEntry", () => {
   it("makes a PUT Type/id entry of a resource with an id, keeping its text as it was", () => {
@@ -7,6 +7,8 @@ describe("resourceEntry", () => {
     expect(resourceEntry(line)).toEqual({
       entry: `{"resource":${line},"request":{"method":"PUT","url":"Observation/m-1"}}`,
       request: "PUT Observation/m-1",
+      type: "Observation",
+      url: "Observation/m-1",
       key: "Observation/m-1",
       idless: false,
     });
@@ -16,6 +18,8 @@ describe("resourceEntry", () => {
     expect(resourceEntry('{"resourceType":"Patient"}')).toEqual({
       entry: '{"resource":{"resourceType":"Patient"},"request":{"method":"POST","url":"Patient"}}',
       request: "POST Patient",
+      type: "Patient",
+      url: "Patient",
       key: undefined,
       idless: true,
     });
@@ -83,7 +87,21 @@ describe("messageBundle", () => {
       origins: ["m1", "m1"],
       keys: ["Patient/p1", "Encounter/e1"],
     });
-    expect(JSON.parse(bundleText(outgoing))).toEqual({ ...transaction });
+    expect(JSON.parse(bundleBody(outgoing).toString("utf8"))).toEqual({ ...transaction });
+  });
+
+  it("writes the Bundle's bytes exactly, multi-byte characters included", () => {
+    const entries = [
+      '{"resource":{"resourceType":"Patient","id":"z","name":[{"text":"Zoë 日本 😀"}]}}',
+      "{}",
+    ];
+    const out = { type: "batch" as const, entries, requests: [], origins: [], keys: [] };
+    expect(bundleBody(out).toString("utf8")).toBe(
+      `{"resourceType":"Bundle","type":"batch","entry":[${entries.join(",")}]}`,
+    );
+    expect(bundleBody({ ...out, id: 'm "1"', entries: [] }).toString("utf8")).toBe(
+      '{"resourceType":"Bundle","id":"m \\"1\\"","type":"batch","entry":[]}',
+    );
   });
 
   it("as a batch, points urn:uuid references at the Type/id the entry is PUT to", () => {

@@ -1,3 +1,6 @@
+import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type ClientOptions,
@@ -124,14 +127,70 @@ describe("FhirClient.postBundle", () => {
     expect(waits.length).toBe(2);
   });
 
-  it("tries again when the connection fails, and says so when it keeps failing", async () => {
+  it("stops at once when the server has never answered and the connection fails (no backoff)", async () => {
     // A port that was just free: nothing listens there now.
     const closed = await scriptedServer(() => ({ status: 200 }));
     await closed.close();
-    const { c, waits } = client(closed.url, { retries: 1 });
-    await expect(c.postBundle("{}")).rejects.toThrow(
-      `the FHIR server at ${closed.url} did not accept a Bundle after 2 tries (last: fetch failed (ECONNREFUSED))`,
-    );
+    const { c, waits } = client(closed.url, { retries: 8 });
+    await expect(c.postBundle("{}")).rejects.toMatchObject({
+      status: 503,
+      code: "fhir_server_unreachable",
+      message: `the FHIR server at ${closed.url} cannot be reached (connect ECONNREFUSED ${new URL(closed.url).host}): is the URL right and the server up?`,
+    });
+    expect(waits).toEqual([]);
+  });
+
+  it("stops after one --fhir-timeout when the server has never answered and does not answer", async () => {
+    // Accepts connections and reads requests, never answers.
+    const silent = createServer(() => {});
+    silent.listen(0, "127.0.0.1");
+    await once(silent, "listening");
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/fhir`;
+    try {
+      const { c, waits } = client(url, { retries: 8, timeoutMs: 200 });
+      await expect(c.postBundle("{}")).rejects.toThrow(
+        `the FHIR server at ${url} cannot be reached (no answer within 0.2 s (--fhir-timeout)): is the URL right and the server up?`,
+      );
+      expect(waits).toEqual([]);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+
+  it("tries again when the first request's connection is reset (a pooled connection the server just closed)", async () => {
+    let n = 0;
+    const resetting = createServer((req, res) => {
+      if (n++ === 0) {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/fhir+json" });
+      res.end('{"resourceType":"Bundle"}');
+    });
+    resetting.listen(0, "127.0.0.1");
+    await once(resetting, "listening");
+    const url = `http://127.0.0.1:${(resetting.address() as AddressInfo).port}/fhir`;
+    try {
+      const { c, waits, whys } = client(url, { retries: 2 });
+      expect((await c.postBundle("{}")).status).toBe(200);
+      expect(waits.length).toBe(1);
+      expect(whys).toEqual(["socket hang up"]);
+    } finally {
+      resetting.closeAllConnections();
+      resetting.close();
+    }
+  });
+
+  it("tries again when the connection fails after the server has answered, and says so when it keeps failing", async () => {
+    const gone = await scriptedServer(() => ({ status: 200 }));
+    const { c, waits } = client(gone.url, { retries: 1 });
+    expect((await c.postBundle("{}")).status).toBe(200);
+    await gone.close();
+    await expect(c.postBundle("{}")).rejects.toMatchObject({
+      code: "fhir_server_unavailable",
+      message: `the FHIR server at ${gone.url} did not accept a Bundle after 2 tries (last: connect ECONNREFUSED ${new URL(gone.url).host})`,
+    });
     expect(waits.length).toBe(1);
   });
 });
