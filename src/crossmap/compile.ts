@@ -15,7 +15,7 @@ import {
   type OutputState,
 } from "./compile-output.js";
 import { type ConditionCompiler, compileCondition, type TransformCompiler } from "./conditions.js";
-import { type CompiledGroup, type CompiledOutput, createEntityMapper, idMemo } from "./entity-mapper.js";
+import { type CompiledGroup, type CompiledOutput, createEntityMapper, memoizedId } from "./entity-mapper.js";
 import { EMPTY_GATHER_PLAN, type GatherPlan } from "./gather.js";
 import { createMapper } from "./mapper.js";
 import { type GroupSpec, readEntityEntry } from "./outputs.js";
@@ -260,9 +260,11 @@ function idOf(state: EntityState, forEach: string | undefined, name: string): Ge
   if (other.spec.forEach !== undefined && other.spec.forEach !== forEach) {
     return `output "${name}" has one id per element of ${other.spec.forEach}, which this output does not iterate`;
   }
-  // Resolved per record: the id function is compiled with its output, before any field reads it. While
-  // that output is being built its id is already derived (idMemo).
-  return (s) => (idMemo.scope === s && idMemo.key === other.key ? idMemo.id : other.id?.(s));
+  // Resolved per record: the id function is compiled with its output, before any field reads it. Derived
+  // once per record and output (idMemo), whichever output reads it first.
+  return (s) =>
+    memoizedId(other.key, s, () => (other.identity !== undefined ? other.identity(s) : { id: other.id?.(s) }))
+      .id;
 }
 
 /** A one-to-one entity keeps the plain mapper; anything else gets the entity mapper. */

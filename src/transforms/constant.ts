@@ -18,6 +18,11 @@ export const constant: TransformDefinition<ConfigOf<typeof config>> = {
     // Shared object values are handed out as copies so no two outputs alias each other.
     const json = typeof cfg.value === "object" ? JSON.stringify(cfg.value) : undefined;
     const value = cfg.value;
-    return json === undefined ? () => value : () => JSON.parse(json);
+    if (json === undefined) return () => value;
+    // The JSON text as an object literal in generated code: V8 copies a literal's boilerplate, ~5x cheaper
+    // than JSON.parse of the text per record (1% of an HL7 v2 message's CPU). JSON is a JS expression; a
+    // "__proto__" key is not the same thing in both (a literal sets the prototype), so it keeps JSON.parse.
+    if (json.includes('"__proto__"')) return () => JSON.parse(json);
+    return new Function(`return function constant() { return ${json}; };`)() as () => unknown;
   },
 };

@@ -2,7 +2,7 @@
 // gets the same id in every run, and any record that knows the same values can reference it. Shared by an
 // output's `id` rule (crossmap/outputs) and the `derived_id` transform.
 
-import { createHash } from "../hash.js";
+import { createHash, hashHex } from "../hash.js";
 import { normalizeInteger } from "./casts.js";
 import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { describeValue, scalarKey } from "./describe.js";
@@ -58,7 +58,7 @@ export function deriveId(
     const digest = createHash("sha256").update(input, "utf8").digest();
     return normalizeInteger((digest.readBigUInt64BE(0) % MAX63) + 1n);
   }
-  const h = createHash("sha1").update(input, "utf8").digest("hex");
+  const h = hashHex("sha1", input);
   const variant = ((Number.parseInt(h[16] as string, 16) & 0x3) | 0x8).toString(16);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }

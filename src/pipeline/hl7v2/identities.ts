@@ -9,13 +9,15 @@ import type { Produced } from "./bundle.js";
 /**
  * Settles the identities of one message's resources in place: a second resource with a fullUrl an earlier
  * one already has (the same identifiers twice in one message) goes back to its segment's id, with a
- * `duplicate_identity` warning; then every reference to a segment's fullUrl whose resource moved is rewritten.
+ * `duplicate_identity` warning; then every reference to a segment's fullUrl whose resource moved is rewritten,
+ * unless `later` is set: then the moves are returned for the caller to rewrite in a walk it makes anyway.
  */
 export function settleIdentities(
   kept: GatherItem<Produced>[],
   items: readonly GatherItem<Produced>[],
   issues: MappingIssue[],
-): void {
+  later = false,
+): ReadonlyMap<string, string> {
   const first = new Map<string, Produced>();
   for (const t of kept) {
     const p = t.place;
@@ -44,7 +46,8 @@ export function settleIdentities(
     const p = t.place;
     if (p.replaces !== undefined && first.has(p.fullUrl)) aliases.set(p.replaces, p.fullUrl);
   }
-  if (aliases.size > 0) for (const t of kept) rewrite(t.value, aliases);
+  if (aliases.size > 0 && !later) for (const t of kept) rewrite(t.value, aliases);
+  return aliases;
 }
 
 /** Rewrites every `reference` that names a moved fullUrl. */

@@ -1,8 +1,8 @@
 // One raw message -> its segment records, each with a context object (`$ctx`) that gives it a
 // deterministic id and the fullUrls of the segments it belongs with, so resources of one message
 // reference each other. Or, for a malformed message, a report of where and why.
-import { createHash } from "node:crypto";
 import type { MappingIssue } from "../../crossmap/types.js";
+import { hashHex } from "../../hash.js";
 import { ER7 } from "../../transforms/hl7v2-value.js";
 import type { LineFault } from "./decode.js";
 import { compileUnescape, type Delimiters, readDelimiters } from "./delimiters.js";
@@ -237,7 +237,7 @@ export function parseMessage(raw: RawMessage, options: ParseOptions = {}): Hl7Me
   }
   const { problems, segments } = segmentProblems(raw, delimiters, file, options.faults);
   const parse = parserFor(delimiters, options.names);
-  const hash = createHash("sha1").update(raw.segments.join("\r")).digest("hex");
+  const hash = hashHex("sha1", raw.segments.join("\r"));
   const mapped = options.mapped ?? ALL;
   const consumed = options.consumed ?? NONE;
   const records: Hl7Message["segments"] = [];
