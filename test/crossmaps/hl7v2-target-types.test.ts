@@ -120,6 +120,7 @@ describe("R4 element types of the built-in HL7 v2 crossmap's targets", () => {
       "DiagnosticReport.issued",
       "DocumentReference.date",
       "Provenance.recorded",
+      "Provenance.recorded",
     ]);
     for (const w of instants) expect(w.config.type, `${w.key} -> ${w.path}`).toBe("instant");
   });
