@@ -6,13 +6,12 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type Harness, itemPath, seedConcept, startHarness } from "../server/harness.js";
+import { launchChromium } from "../support/chromium.js";
 import { describeWithTool } from "../support/tool-suite.js";
-import { findTool } from "../support/tools.js";
 
-const CHROMIUM = findTool("chromium");
 const describeChromium = describeWithTool("chromium", import.meta.url);
 const SHOTS = resolve(".tmp", "screenshots");
 
@@ -95,16 +94,7 @@ describeChromium("the confidence tier in chromium", () => {
       ranked("t7", 30, 0.99, { method: "auto" }), // decided already
       ranked("t8", 20, 0.93),
     ]);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--no-first-run",
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   });
   afterAll(async () => {

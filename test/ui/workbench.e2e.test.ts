@@ -7,16 +7,15 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildVocabulary } from "../../src/vocab/build.js";
 import { type LmdbVocabularyBridge, openVocabulary } from "../../src/vocab/lmdb-bridge.js";
 import { type Harness, itemPath, seedConcept, seedSchema, startHarness } from "../server/harness.js";
+import { launchChromium } from "../support/chromium.js";
 import { describeWithTool } from "../support/tool-suite.js";
-import { findTool } from "../support/tools.js";
 
 // Debian's chromium (or CHROMIUM=path); without it the file is skipped and the run's closing lines say so.
-const CHROMIUM = findTool("chromium");
 const describeChromium = describeWithTool("chromium", import.meta.url);
 const SHOTS = resolve(".tmp", "screenshots");
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
@@ -135,18 +134,7 @@ describeChromium("the review workbench in chromium", () => {
         status: "needs_review",
       },
     ]);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   });
   afterAll(async () => {
