@@ -13,7 +13,7 @@ import {
   partitionConsumer,
 } from "./feed-streams.js";
 import { type HealthServer, startHealth } from "./health.js";
-import { closeNats, connectNats, publishStored } from "./jetstream.js";
+import { closeNats, connectNats, PULL_EXPIRES_MS, publishStored } from "./jetstream.js";
 import { Metrics } from "./metrics.js";
 import { HEADER } from "./names.js";
 import { onStopSignal } from "./signals.js";
@@ -149,7 +149,7 @@ export async function runFeed(options: FeedOptions): Promise<number> {
       options.ackWait,
     );
     const consumer: Consumer = await nats.js.consumers.get(inStream, consumerName);
-    const messages = await consumer.consume({ max_messages: 1 });
+    const messages = await consumer.consume({ max_messages: 1, expires: PULL_EXPIRES_MS });
     const done = (async () => {
       for await (const m of messages) {
         // Given back: with one message out per partition, the next process takes it up in order.

@@ -81,6 +81,14 @@ export function isNotFound(err: unknown): boolean {
 }
 
 /** The streams of bulk runs, with their documented defaults (docs/scale-out.md). */
+/**
+ * How long each pull request lasts (ms), for every long-lived `consume()`. It also bounds how long a consumer
+ * waits after the server restarts: the client re-checks the consumer on reconnect and, while JetStream is
+ * still recovering, backs off by up to this long (nats.js's default, 30 s, left workers idle for up to half
+ * a minute after every restart). An idle consumer pays one small pull request per 5 s.
+ */
+export const PULL_EXPIRES_MS = 5_000;
+
 export const BULK_STREAMS: Record<string, Partial<StreamConfig>> = {
   [WORK_STREAM]: {
     subjects: ["crossmap.work.>"],

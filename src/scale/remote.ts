@@ -10,7 +10,7 @@ import type { BatchMapper } from "../pipeline/stage.js";
 import type { Batch, BatchResult } from "../pipeline/types.js";
 import { decodeResult, joinPayload } from "./codec.js";
 import { fitBatch, joinResults, type Piece } from "./fit.js";
-import { type Nats, natsFailure } from "./jetstream.js";
+import { type Nats, natsFailure, PULL_EXPIRES_MS } from "./jetstream.js";
 import type { Link } from "./link.js";
 import {
   HEADER,
@@ -138,6 +138,7 @@ export async function startRemote(options: RemoteOptions): Promise<RemoteProcess
   // Bytes, not messages: a result may be close to the server's max_payload.
   const messages = await consumer.consume({
     max_bytes: Math.min(FOLLOW_MAX_BYTES, FOLLOW_MESSAGES * messageBytes),
+    expires: PULL_EXPIRES_MS,
   });
   const following = (async () => {
     for await (const m of messages) {

@@ -17,6 +17,7 @@ import {
   isNotFound,
   type Nats,
   natsFailure,
+  PULL_EXPIRES_MS,
   publishStored,
 } from "./jetstream.js";
 import { Metrics } from "./metrics.js";
@@ -267,7 +268,7 @@ export async function runWorker(options: WorkerOptions): Promise<number> {
     const consumer = await nats.js.consumers.get(WORK_STREAM, WORKERS_CONSUMER);
     // Two batches in hand per mapping thread: one maps while the other's result is being stored.
     const depth = options.concurrency * 2;
-    const messages = await consumer.consume({ max_messages: depth });
+    const messages = await consumer.consume({ max_messages: depth, expires: PULL_EXPIRES_MS });
     void stopped.then(() => messages.stop());
     log(`${options.name} taking batches from ${options.url}${health ? `; health on ${health.url}` : ""}`);
     options.onReady?.(health ? { health: health.url } : {});
