@@ -158,16 +158,22 @@ if (values.size !== "none") {
   if (!preset) throw new Error(`--size must be one of ${Object.keys(SIZES).join(", ")}, none`);
   const [concepts, relationships] = preset;
   const dataDir = join("bench", "out", `athena-v2-${concepts}-${relationships}`);
-  const indexDir = join("bench", "out", `index-${concepts}-${relationships}`);
+  // An index of an older layout is kept (the base of a comparison may still read it); one of this layout
+  // is built beside it, in a directory named by the layout, and kept for later runs.
+  const plainDir = join("bench", "out", `index-${concepts}-${relationships}`);
+  const indexDir =
+    indexLayout(plainDir) === LAYOUT_VERSION
+      ? plainDir
+      : join("bench", "out", `index-${concepts}-${relationships}-layout${LAYOUT_VERSION}`);
   if (!existsSync(join(dataDir, "CONCEPT_RELATIONSHIP.csv"))) {
     process.stderr.write(`generating ${concepts} concepts in ${dataDir}\n`);
     generateAthena({ concepts, relationships, out: dataDir });
   }
-  // An index of an older layout (the suggester's areas changed) is rebuilt, not opened and failed on.
   const layout = indexLayout(indexDir);
   if (layout !== LAYOUT_VERSION) {
-    if (layout !== undefined)
-      process.stderr.write(`${indexDir} has layout ${layout}, not ${LAYOUT_VERSION}\n`);
+    const older = indexLayout(plainDir);
+    if (older !== undefined)
+      process.stderr.write(`${plainDir} has layout ${older}, not ${LAYOUT_VERSION}: kept\n`);
     process.stderr.write(`building ${indexDir} (kept for later runs)\n`);
     await buildVocabulary({ sourceDir: dataDir, outDir: indexDir });
   }

@@ -27,9 +27,11 @@ import {
   requireLittleEndian,
   slabKey,
 } from "./layout.js";
+import { RecordReader } from "./record-reader.js";
 import { ConceptSearch, type SearchOptions, type SearchResult, type SearchSlabs } from "./search.js";
 import { readSlab, type Slab } from "./slabs.js";
 import { type Candidate, Suggester, type SuggestOptions, type TermQuery } from "./suggest.js";
+import { RowTokens } from "./suggest-rows.js";
 import type { Abbreviations } from "./suggest-text.js";
 import { WordIndex } from "./suggest-words.js";
 import { fhirSystemFor, openehrTerminologyFor, vocabularyForSystem } from "./systems.js";
@@ -72,10 +74,14 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
   private concepts: Slab[];
   private relations: Slab[];
   private ids: HashTable;
+  private idSlabs: Slab[];
   private codes: HashTable;
   private searcher: ConceptSearch | undefined;
   private searchSlabs: SearchSlabs | undefined;
   private wordIndex: WordIndex | undefined;
+  private rowTokens: RowTokens | undefined;
+  /** The suggester's record reads, by pread (record-reader.ts); null when the slabs are not mapped. */
+  private records: RecordReader | null | undefined;
   private readonly suggesters = new WeakMap<object, Suggester>();
   readonly info: IndexInfo;
   /** Bytes of slabs that lmdb-js copied instead of mapping (small slabs): what opening costs. */
@@ -105,6 +111,7 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     this.concepts = area("concepts");
     this.relations = area("relations");
     const ids = area("ids");
+    this.idSlabs = ids;
     const codes = area("codes");
     this.ids = new HashTable(
       ids.map((s) => s.words),
@@ -234,16 +241,28 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     let s = this.suggesters.get(key);
     if (!s) {
       this.wordIndex ??= new WordIndex(this.searchSlabs, info, this.info.concepts);
+      this.rowTokens ??= new RowTokens(this.wordIndex, this.searchSlabs.columns, info, this.info.concepts);
+      if (this.records === undefined) {
+        const areas = { concepts: this.concepts, relations: this.relations, ids: this.idSlabs };
+        this.records = RecordReader.open(join(this.dir, DATA_FILE), areas) ?? null;
+      }
+      const mapsTo = this.wanted(["Maps to"]);
       s = new Suggester(
         this.wordIndex,
+        this.rowTokens,
         this.searchSlabs.columns,
         info,
         {
-          conceptAt: (ref) => this.conceptAt(ref),
-          nameAt: (ref) => this.nameAt(ref),
+          // The records of the concepts it ranks are read by pread when it can: see record-reader.ts.
+          conceptAt: (ref) => (this.records ? this.records.conceptAt(ref) : this.conceptAt(ref)),
+          nameAt: (ref) => (this.records ? this.records.nameAt(ref) : this.nameAt(ref)),
           getConcept: (id) => this.getConcept(id),
           lookupCode: (v, c) => this.lookupCode(v, c),
-          mapsTo: (id) => this.mapConcept(id, { relationships: ["Maps to"] }),
+          mapsTo: (id) => {
+            const r = this.records;
+            if (!r) return this.mapConcept(id, { relationships: ["Maps to"] });
+            return isConceptId(id) ? r.relatedRefs(id, mapsTo).map((ref) => r.conceptAt(ref)) : [];
+          },
         },
         abbreviations,
       );
@@ -413,6 +432,10 @@ export class LmdbVocabularyBridge implements VocabularyBridge {
     this.searcher = undefined;
     this.searchSlabs = undefined;
     this.wordIndex = undefined;
+    this.rowTokens = undefined;
+    this.idSlabs = [];
+    this.records?.close();
+    this.records = null;
     return this.env.close();
   }
 

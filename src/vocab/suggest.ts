@@ -8,6 +8,7 @@
 import type { Concept } from "./bridge.js";
 import { COLUMN_WIDTH, ROW_BITS, ROW_MASK, type SearchInfo } from "./layout.js";
 import type { Slab } from "./slabs.js";
+import type { RowTokens } from "./suggest-rows.js";
 import {
   type Abbreviations,
   cosine,
@@ -62,7 +63,6 @@ export const suggestTuning = { readCap: 5_000, confirmCap: 5_000, rerank: 50, sc
 
 /** Words of a description beyond these are ignored. */
 const MAX_WORDS = 16;
-const RANK_UNIT = 2 ** ROW_BITS;
 
 /** What the suggester reads from the rest of the index (lmdb-bridge.ts). */
 export interface SuggestSource {
@@ -84,10 +84,14 @@ interface Scored {
   /** Its record (found by name), or 0 and the concept itself (found through "Maps to"). */
   ref: number;
   concept: Concept | undefined;
+  /** The place of the pick that found it, among the term's picks. */
+  order: number;
 }
 
 interface Pick {
   row: number;
+  /** The row's rank (athena-rows.codeRank): 0 for a standard, valid concept. */
+  rank: number;
   ref: number;
   /** Share of the reading's weight its words found in the concept (name or synonym). */
   coverage: number;
@@ -95,10 +99,10 @@ interface Pick {
 }
 
 export class Suggester {
-  private readonly acc: Float32Array;
-  private readonly best: Float32Array;
-  /** The rank of a row's postings (the top bits), noted when a list first reaches the row. */
-  private readonly rowRank: Uint8Array;
+  /** Per row two scores side by side (one cache line): accumulated, and the current word's best. */
+  private readonly scores: Float32Array;
+  /** Per token: 1 + its first entry while confirmWords runs, else 0. */
+  private readonly tokenEntry: Int32Array;
   private readonly shift: number;
   private readonly mask: number;
   private readonly vocabularyIds: string[];
@@ -106,14 +110,14 @@ export class Suggester {
 
   constructor(
     private readonly words: WordIndex,
+    private readonly rowTokens: RowTokens,
     private readonly columns: Slab[],
     info: SearchInfo,
     private readonly source: SuggestSource,
     private readonly abbreviations: Abbreviations | undefined,
   ) {
-    this.acc = new Float32Array(words.rows);
-    this.best = new Float32Array(words.rows);
-    this.rowRank = new Uint8Array(words.rows);
+    this.scores = new Float32Array(2 * words.rows);
+    this.tokenEntry = new Int32Array(words.df.length);
     this.shift = info.column_shift;
     this.mask = 2 ** info.column_shift - 1;
     this.vocabularyIds = info.vocabularies;
@@ -183,25 +187,38 @@ export class Suggester {
     // Concepts found by name are passed by the row filter already; only their names are read here, and
     // only the candidates returned are read whole.
     const scored = new Map<number, Scored>();
-    const keep = (
-      id: number,
-      score: number,
-      match: CandidateMatch,
-      nameLength: number,
-      ref: number,
-      c?: Concept,
-    ) => {
-      const had = scored.get(id);
-      if (!had || had.score < score) scored.set(id, { id, score, match, nameLength, ref, concept: c });
+    // A concept found twice with the same score keeps its first finding (`order`: the pick's place).
+    const keep = (s: Scored) => {
+      const had = scored.get(s.id);
+      if (!had || had.score < s.score || (had.score === s.score && had.order > s.order)) scored.set(s.id, s);
     };
+    // Non-standard concepts count for the standard ones they "Map to": looked up best score first, and
+    // only while they can still reach the `limit` best (a lookup reads the relations and records).
+    const mapped: { id: number; score: number; order: number }[] = [];
+    let order = 0;
     for (const p of picks.values()) {
       const { id, name } = this.source.nameAt(p.ref);
       const score = this.similarity(name, variants, vectors, matchLists, p);
-      const isStandard = this.rowRank[p.row] === 0;
-      if (isStandard || !standard) keep(id, score, "name", name.length, p.ref);
-      if (!isStandard && standard) {
-        for (const m of this.source.mapsTo(id)) {
-          if (passes(m)) keep(m.concept_id, score, "mapped_name", m.concept_name.length, 0, m);
+      const isStandard = p.rank === 0;
+      if (isStandard || !standard) {
+        keep({ id, score, match: "name", nameLength: name.length, ref: p.ref, concept: undefined, order });
+      } else mapped.push({ id, score, order });
+      order++;
+    }
+    mapped.sort((a, b) => b.score - a.score || a.order - b.order);
+    for (const m of mapped) {
+      if (scored.size >= limit && countAbove(scored, m.score) >= limit) break;
+      for (const c of this.source.mapsTo(m.id)) {
+        if (passes(c)) {
+          keep({
+            id: c.concept_id,
+            score: m.score,
+            match: "mapped_name",
+            nameLength: c.concept_name.length,
+            ref: 0,
+            concept: c,
+            order: m.order,
+          });
         }
       }
     }
@@ -288,32 +305,61 @@ export class Suggester {
    * Concepts holding a reading's words, as picks. Rarer words first: each reads its lists into the
    * accumulator (a word's score in a concept being the best of its matches) while the reading has read
    * fewer than readCap postings; a word with longer lists only adds to the confirmCap concepts found so
-   * far with the highest scores, by a forward search of its lists. Only the `scan` best by score are then
-   * looked at for the final order, so the work per reading is bounded whatever the lists' lengths.
+   * far with the highest scores, found from those concepts' own token lists (RowTokens). Only the `scan`
+   * best by score are then looked at for the final order, so the work per reading is bounded whatever
+   * the lists' lengths. Concepts travel as postings (`rank << 30 | row`), which carry their rank.
    */
-  private gather(reading: string[], matchLists: WordMatch[][], accepts: (row: number) => boolean): Pick[] {
+  private gather(
+    reading: string[],
+    matchLists: WordMatch[][],
+    accepts: (posting: number) => boolean,
+  ): Pick[] {
     const { readCap, confirmCap, rerank, scan, pairCap } = suggestTuning;
-    const { acc, best, rowRank } = this;
+    // Per row: its accumulated score, then the current word's best match (0 between words).
+    const { scores } = this;
     const order = reading
       .map((_, i) => i)
       .filter((i) => matchLists[i]!.length > 0)
       .sort((a, b) => this.rarest(matchLists[a]!) - this.rarest(matchLists[b]!));
+    const sizes = order.map((i) => {
+      let size = 0;
+      for (const m of matchLists[i]!) size += Math.min(this.words.df[m.token]!, readCap);
+      return size;
+    });
     const touched: number[] = [];
     let total = 0;
     for (const i of reading.keys()) total += this.wordWeight(matchLists[i]!);
     let read = 0;
-    // The rows the words past the read ones may add to, ascending by posting (rank, row), once chosen.
-    let confirm: Uint32Array | undefined;
-    for (const i of order) {
+    // Once the reading has read readCap postings: the rows the later words may add to, and per row and
+    // such word (its column) the word's best match in the row.
+    let confirm: number[] | undefined;
+    let confirmed: Float32Array | undefined;
+    const column = new Int32Array(order.length).fill(-1);
+    let columns = 0;
+    for (const [o, i] of order.entries()) {
       const wordTouched: number[] = [];
-      let size = 0;
-      for (const m of matchLists[i]!) size += Math.min(this.words.df[m.token]!, readCap);
+      const size = sizes[o]!;
       const readAll = touched.length === 0 || read + size <= readCap;
-      if (!readAll) confirm ??= this.strongest(touched, confirmCap);
+      if (!readAll && !confirm) {
+        confirm = this.strongest(touched, confirmCap);
+        // Which later words will not be read whole either is known now (`read` grows only by the
+        // words that are): all of them are confirmed in one pass over the rows' token lists.
+        let r = read;
+        for (let q = o; q < order.length; q++) {
+          if (r + sizes[q]! <= readCap) r += sizes[q]!;
+          else column[q] = columns++;
+        }
+        confirmed = this.confirmWords(
+          confirm,
+          order.map((w) => matchLists[w]!),
+          column,
+          columns,
+        );
+      }
       // The rarest word is common too (every word is): its concepts that also hold the next word, not
       // the first readCap of its concepts, which would hold the next word by chance only.
       const next = order[1];
-      const pair = touched.length === 0 && next !== undefined && i === order[0] && size >= readCap;
+      const pair = touched.length === 0 && next !== undefined && o === 0 && size >= readCap;
       if (pair) {
         const others = matchLists[next]!.map((m) => this.words.list(m.token));
         const at = new Int32Array(others.length);
@@ -335,96 +381,133 @@ export class Suggester {
               found = at[j]! < oEnd && o.words[at[j]!] === v;
             }
             if (!found) continue;
-            const row = v & ROW_MASK;
-            if (best[row] === 0) {
-              wordTouched.push(row);
-              rowRank[row] = v >>> ROW_BITS;
-            }
-            if (best[row]! < value) best[row] = value;
+            const b = 2 * (v & ROW_MASK) + 1;
+            if (scores[b] === 0) wordTouched.push(v);
+            if (scores[b]! < value) scores[b] = value;
           }
         }
-      }
-      for (const m of pair ? [] : matchLists[i]!) {
-        const value = this.words.idf(m.token) * m.weight;
-        const { words, start, count } = this.words.list(m.token);
-        if (readAll) {
+      } else if (readAll) {
+        for (const m of matchLists[i]!) {
+          const value = this.words.idf(m.token) * m.weight;
+          const { words, start, count } = this.words.list(m.token);
           for (let k = start, end = start + Math.min(count, readCap); k < end; k++) {
             const v = words[k]!;
-            const row = v & ROW_MASK;
-            if (best[row] === 0) {
-              wordTouched.push(row);
-              rowRank[row] = v >>> ROW_BITS;
-            }
-            if (best[row]! < value) best[row] = value;
+            const b = 2 * (v & ROW_MASK) + 1;
+            if (scores[b] === 0) wordTouched.push(v);
+            if (scores[b]! < value) scores[b] = value;
           }
-        } else {
-          // Both ascending: each search starts where the last one ended.
-          let lo = start;
-          const end = start + count;
-          for (let c = 0; c < confirm!.length && lo < end; c++) {
-            const row = confirm![c]!;
-            lo = seek(words, lo, end, rowRank[row]! * RANK_UNIT + row);
-            if (lo < end && (words[lo]! & ROW_MASK) === row) {
-              if (best[row] === 0) wordTouched.push(row);
-              if (best[row]! < value) best[row] = value;
-            }
-          }
+        }
+      } else {
+        const c = column[o]!;
+        for (let k = 0; k < confirm!.length; k++) {
+          const value = confirmed![k * columns + c]!;
+          if (value === 0) continue;
+          const v = confirm![k]!;
+          const b = 2 * (v & ROW_MASK) + 1;
+          if (scores[b] === 0) wordTouched.push(v);
+          if (scores[b]! < value) scores[b] = value;
         }
       }
       if (readAll) read += size;
-      for (const row of wordTouched) {
-        if (acc[row] === 0) touched.push(row);
-        acc[row]! += best[row]!;
-        best[row] = 0;
+      for (const v of wordTouched) {
+        const a = 2 * (v & ROW_MASK);
+        if (scores[a] === 0) touched.push(v);
+        scores[a]! += scores[a + 1]!;
+        scores[a + 1] = 0;
       }
     }
     // The `scan` best by coverage that pass the filters, then the best of those by coverage nudged
     // towards names of about the reading's length.
     const passing: number[] = [];
-    for (const row of touched) if (accepts(row)) passing.push(row);
+    for (const v of touched) if (accepts(v)) passing.push(v);
     const length = reading.join(" ").length;
-    const top: { key: number; row: number }[] = [];
-    for (const row of passing.length > scan ? this.strongestUnordered(passing, scan) : passing) {
-      const coverage = acc[row]! / total;
-      const nameLength = this.column(row, 4) & 0xff;
+    const nameLengths = this.rowTokens.nameLength;
+    const top: { key: number; v: number }[] = [];
+    for (const v of passing.length > scan ? this.strongestUnordered(passing, scan) : passing) {
+      const row = v & ROW_MASK;
+      const coverage = scores[2 * row]! / total;
+      const nameLength = nameLengths[row]!;
       const key = coverage * (0.75 + (0.25 * Math.min(length, nameLength)) / Math.max(length, nameLength, 1));
       if (top.length >= rerank && key <= top[top.length - 1]!.key) continue;
       let at = top.length;
       while (at > 0 && top[at - 1]!.key < key) at--;
-      top.splice(at, 0, { key, row });
+      top.splice(at, 0, { key, v });
       if (top.length > rerank) top.pop();
     }
-    const picks = top.map(({ row }) => ({
-      row,
-      ref: this.column(row, 3),
-      coverage: Math.min(1, acc[row]! / total),
-      reading: 0,
-    }));
-    for (const row of touched) acc[row] = 0;
+    const picks = top.map(({ v }) => {
+      const row = v & ROW_MASK;
+      return {
+        row,
+        rank: v >>> ROW_BITS,
+        ref: this.column(row, 3),
+        coverage: Math.min(1, scores[2 * row]! / total),
+        reading: 0,
+      };
+    });
+    for (const v of touched) scores[2 * (v & ROW_MASK)] = 0;
     return picks;
   }
 
-  /** Up to `n` of the touched rows with the highest scores, ascending by posting (rank, then row). */
-  private strongest(touched: number[], n: number): Uint32Array {
-    const rows = Uint32Array.from(touched.length <= n ? touched : this.strongestUnordered(touched, n));
-    const { rowRank } = this;
-    const postings = Float64Array.from(rows, (row) => rowRank[row]! * RANK_UNIT + row).sort();
-    for (let k = 0; k < rows.length; k++) rows[k] = postings[k]! % RANK_UNIT;
-    return rows;
+  /**
+   * Per row of `rows` (postings) and per word with a column (`column[q]` for the q-th list of `lists`,
+   * -1: none), the best value of the word's matches that the row holds, from the row's token list: a
+   * table of `rows.length` x `columns`.
+   */
+  private confirmWords(
+    rows: readonly number[],
+    lists: readonly WordMatch[][],
+    column: Int32Array,
+    columns: number,
+  ): Float32Array {
+    const out = new Float32Array(rows.length * columns);
+    // token -> its (column, value) entries, chained: a token may match more than one word.
+    const { tokenEntry } = this;
+    const entryColumn: number[] = [];
+    const entryValue: number[] = [];
+    const entryNext: number[] = [];
+    const marked: number[] = [];
+    for (const [q, matches] of lists.entries()) {
+      const c = column[q]!;
+      if (c < 0) continue;
+      for (const m of matches) {
+        entryColumn.push(c);
+        entryValue.push(this.words.idf(m.token) * m.weight);
+        entryNext.push(tokenEntry[m.token]! - 1);
+        if (tokenEntry[m.token] === 0) marked.push(m.token);
+        tokenEntry[m.token] = entryColumn.length;
+      }
+    }
+    const { start, tokens } = this.rowTokens;
+    for (let k = 0; k < rows.length; k++) {
+      const row = rows[k]! & ROW_MASK;
+      for (let t = start[row]!, end = start[row + 1]!; t < end; t++) {
+        for (let e = tokenEntry[tokens[t]!]! - 1; e >= 0; e = entryNext[e]!) {
+          const cell = k * columns + entryColumn[e]!;
+          if (out[cell]! < entryValue[e]!) out[cell] = entryValue[e]!;
+        }
+      }
+    }
+    for (const token of marked) tokenEntry[token] = 0;
+    return out;
+  }
+
+  /** Up to `n` of the touched postings with the highest scores, in no order. */
+  private strongest(touched: number[], n: number): number[] {
+    return touched.length <= n ? touched.slice() : this.strongestUnordered(touched, n);
   }
 
   /**
-   * `n` of `rows` with the highest scores, in no order: a selection around the n-th score (linear), so a
-   * reading with hundreds of thousands of matches is not sorted. Ties at the n-th score: the first come.
+   * `n` of the postings with the highest scores, in no order: a selection around the n-th score (linear),
+   * so a reading with hundreds of thousands of matches is not sorted. Ties at the n-th score: the first come.
    */
-  private strongestUnordered(rows: number[], n: number): number[] {
-    const { acc } = this;
-    const scores = Float32Array.from(rows, (row) => acc[row]!);
-    const threshold = nthLargest(scores, n);
+  private strongestUnordered(postings: number[], n: number): number[] {
+    const { scores } = this;
+    const values = Float32Array.from(postings, (v) => scores[2 * (v & ROW_MASK)]!);
+    const threshold = nthLargest(values, n);
     const out: number[] = [];
-    for (const row of rows) if (acc[row]! > threshold) out.push(row);
-    for (let k = 0; k < rows.length && out.length < n; k++)
-      if (acc[rows[k]!] === threshold) out.push(rows[k]!);
+    for (const v of postings) if (scores[2 * (v & ROW_MASK)]! > threshold) out.push(v);
+    for (let k = 0; k < postings.length && out.length < n; k++)
+      if (scores[2 * (postings[k]! & ROW_MASK)] === threshold) out.push(postings[k]!);
     return out;
   }
 
@@ -439,7 +522,7 @@ export class Suggester {
    * (whatever its vocabulary) when standard concepts are asked for, as it may map to one; invalid ones
    * and concepts outside the domains do not.
    */
-  private rowFilter(options: SuggestOptions, standard: boolean): (row: number) => boolean {
+  private rowFilter(options: SuggestOptions, standard: boolean): (posting: number) => boolean {
     const table = (wanted: readonly string[] | undefined, ids: string[]) => {
       if (!wanted || wanted.length === 0) return undefined;
       const t = new Uint8Array(ids.length + 1);
@@ -451,11 +534,11 @@ export class Suggester {
     };
     const vocabularies = table(options.vocabularies, this.vocabularyIds);
     const domains = table(options.domains, this.domainIds);
-    // The rank comes with the postings (rowRank): without filters, no column is read.
-    if (!vocabularies && !domains) return (row) => this.rowRank[row] !== 3;
-    return (row) => {
-      const facets = this.column(row, 2);
-      const rank = this.rowRank[row]!;
+    // The rank comes with the posting: without filters, no column is read.
+    if (!vocabularies && !domains) return (v) => v >>> ROW_BITS !== 3;
+    return (v) => {
+      const facets = this.column(v & ROW_MASK, 2);
+      const rank = v >>> ROW_BITS;
       if (rank === 3 || (domains && domains[facets >>> 16] !== 1)) return false;
       if (standard && rank !== 0) return true;
       return !vocabularies || vocabularies[facets & 0xffff] === 1;
@@ -481,6 +564,13 @@ const candidate = (c: Concept, score: number, match: CandidateMatch): Candidate 
   score,
   match,
 });
+
+/** How many of the scored concepts score more than `score`. */
+function countAbove(scored: ReadonlyMap<number, Scored>, score: number): number {
+  let n = 0;
+  for (const s of scored.values()) if (s.score > score) n++;
+  return n;
+}
 
 /** The first position in ascending `list[from, end)` whose value is >= `value` (gallop, then binary search). */
 function seek(list: Uint32Array, from: number, end: number, value: number): number {
