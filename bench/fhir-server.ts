@@ -5,7 +5,8 @@
 // Data: the OMOP sample (test/fixtures/synthea27nj) mapped to FHIR by the CLI beforehand (not timed), sent
 // as batch Bundles of `PUT Type/id`; and the HL7 v2 samples' transaction Bundles, repeated (each repeat about other patients).
 // Cases: direct load (baseline), the writer in this process over HTTP, and `crossmap map --fhir-server` as a
-// child process (mapping included, wall clock only).
+// child process (mapping included, wall clock only); for HL7 v2 also a bare node:http client sending the same
+// Bundle bytes (the floor: what one HTTP exchange per message costs with no writer at all).
 // Fair to both sides: the direct load gets each Bundle as JSON text and pays its JSON.parse, as the server
 // does; the writer's input (500-line chunks) is made before timing, as the direct load's Bundle texts are.
 // What HTTP adds is counted (the server's reading and answering, the writer's sending and reading the
@@ -21,6 +22,7 @@
 // [--only omop|hl7] [--hl7-repeat N] [--hl7-same-ids] [--base DIR]
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { Agent, request } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -143,6 +145,7 @@ for (let i = 0; i < lines.length; i += BATCH) {
   });
   batches.push(`{"resourceType":"Bundle","type":"batch","entry":[${entries.join(",")}]}`);
 }
+const hl7Bytes = hl7Texts.map((t) => Buffer.from(t));
 const hl7File = join(dir, "bundles.ndjson");
 writeFileSync(hl7File, `${hl7Texts.join("\n")}\n`);
 /**
@@ -281,6 +284,50 @@ const cases: { name: string; resources: number; run: () => Promise<number | unde
     // As for OMOP: this process's CPU is the server's; the writer process's own is in the JSON line.
     cpu: true,
     run: () => sendFromChild("HL7 v2: writer process, HTTP", "hl7"),
+  },
+  {
+    // What one HTTP exchange per message costs with no writer at all: each Bundle's bytes, made before timing,
+    // POSTed one after another on a kept-alive connection, the answer's status checked and its body
+    // dropped. No client does less; the writer's case cannot do better than this one.
+    name: "HL7 v2: bare node:http client (floor)",
+    resources: hl7Resources,
+    cpu: true,
+    run: async () => {
+      const agent = new Agent({ keepAlive: true });
+      const u = new URL(`${server.url}/`);
+      const headers = {
+        "content-type": "application/fhir+json",
+        accept: "application/fhir+json",
+        prefer: "return=minimal",
+      };
+      try {
+        for (const body of hl7Bytes) {
+          await new Promise<void>((resolve, reject) => {
+            const req = request(
+              {
+                hostname: u.hostname,
+                port: Number(u.port),
+                path: u.pathname,
+                method: "POST",
+                agent,
+                headers: { ...headers, "content-length": String(body.length) },
+              },
+              (res) => {
+                res.on("data", () => {});
+                res.on("end", () =>
+                  res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`)),
+                );
+              },
+            );
+            req.on("error", reject);
+            req.end(body);
+          });
+        }
+      } finally {
+        agent.destroy();
+      }
+      return undefined;
+    },
   },
   {
     name: "HL7 v2: writer in this thread, HTTP",
@@ -438,6 +485,8 @@ console.log(
     ratio_omop_cli: ratio(results.find((r) => r.name === cliCase)?.wall ?? Number.NaN, omopBase.wall),
     ratio_omop_writer_cpu: ratio(by("OMOP: writer in this thread, HTTP").cpu, omopBase.cpu),
     ratio_hl7_writer_cpu: ratio(by("HL7 v2: writer in this thread, HTTP").cpu, hl7Base.cpu),
+    ratio_hl7_floor_cpu: ratio(by("HL7 v2: bare node:http client (floor)").cpu, hl7Base.cpu),
+    ratio_hl7_floor: ratio(by("HL7 v2: bare node:http client (floor)").wall, hl7Base.wall),
     ratio_hl7_writer: ratio(by("HL7 v2: writer in this thread, HTTP").wall, hl7Base.wall),
     ratio_hl7_writer_process: ratio(by("HL7 v2: writer process, HTTP").wall, hl7Base.wall),
     ratio_hl7_writer_process_cpu_bound: ratio(
