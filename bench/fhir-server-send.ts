@@ -1,29 +1,54 @@
-// Child process of bench/fhir-server.ts: sends an NDJSON file of resources to a FHIR server with the
-// --fhir-server writer, as `crossmap map` would after mapping, and prints the send's own time as JSON (so that
-// process start-up is not counted). Usage: npx tsx bench/fhir-server-send.ts URL FILE BATCH CONCURRENCY
+// Child process of bench/fhir-server.ts: sends an NDJSON file to a FHIR server with the --fhir-server writer,
+// as `crossmap map` would after mapping, and prints the send's own time and CPU as JSON (so that process
+// start-up is not counted). `records`: a file of resources, sent as batch Bundles; `hl7`: a file of HL7 v2
+// messages' transaction Bundles, each sent as one transaction, the whole file `repeat` times. The writer is
+// this tree's, or the build at `module` (another checkout's dist/sinks/fhir-server/writer.js, for --base).
+// Usage: npx tsx bench/fhir-server-send.ts '{"url":..,"file":..,"kind":"records"|"hl7","batch":N,
+// "concurrency":N,"repeat":N,"module":PATH?}'
 import { readFileSync } from "node:fs";
-import { FhirServerWriter } from "../src/sinks/fhir-server/writer.js";
+import { pathToFileURL } from "node:url";
+import type { FhirServerWriter } from "../src/sinks/fhir-server/writer.js";
 
-const [url, file, batch, concurrency] = process.argv.slice(2);
-const lines = readFileSync(file as string, "utf8")
-  .trimEnd()
-  .split("\n");
-const writer = new FhirServerWriter({
-  url: url as string,
+const o = JSON.parse(process.argv[2] as string) as {
+  url: string;
+  file: string;
+  kind: "records" | "hl7";
+  batch: number;
+  concurrency: number;
+  repeat?: number;
+  module?: string;
+};
+const { FhirServerWriter: Writer } = (await import(
+  o.module ? pathToFileURL(o.module).href : "../src/sinks/fhir-server/writer.js"
+)) as { FhirServerWriter: typeof FhirServerWriter };
+const lines = readFileSync(o.file, "utf8").trimEnd().split("\n");
+const writer = new Writer({
+  url: o.url,
   authorizationSource: "CROSSMAP_FHIR_AUTHORIZATION",
-  batchSize: Number(batch),
-  concurrency: Number(concurrency),
+  batchSize: o.batch,
+  concurrency: o.concurrency,
   timeoutMs: 600_000,
   retries: 2,
 });
-// Chunks of 500 lines, as the pipeline hands over its batches' output (made before timing).
+// The input as the pipeline hands it over, made before timing: chunks of 500 resource lines, or the
+// messages' Bundles (as the HL7 v2 path hands each to the writer).
 const chunks: string[] = [];
-for (let i = 0; i < lines.length; i += 500) chunks.push(`${lines.slice(i, i + 500).join("\n")}\n`);
+const bundles: Record<string, unknown>[] = [];
+if (o.kind === "records") {
+  for (let i = 0; i < lines.length; i += 500) chunks.push(`${lines.slice(i, i + 500).join("\n")}\n`);
+} else for (const l of lines) bundles.push(JSON.parse(l) as Record<string, unknown>);
 const t0 = performance.now();
 const c0 = process.cpuUsage();
-const sink = writer.records();
-for (const chunk of chunks) await sink.write("", chunk);
-await sink.commit();
+if (o.kind === "records") {
+  const sink = writer.records();
+  for (const chunk of chunks) await sink.write("", chunk);
+  await sink.commit();
+} else {
+  const sink = writer.messages("transaction");
+  for (let k = 0; k < (o.repeat ?? 1); k++)
+    for (const b of bundles) await sink.send(b, { file: "bench", message: k });
+  await sink.commit();
+}
 const cpu = process.cpuUsage(c0);
 const report = writer.report();
 process.stdout.write(

@@ -3,9 +3,10 @@
 // Server: Medplum's router and in-memory repository on loopback in this process (test/support/fhir-server.ts),
 // without per-write validation unless --validate, a fresh repository for every round.
 // Data: the OMOP sample (test/fixtures/synthea27nj) mapped to FHIR by the CLI beforehand (not timed), sent
-// as batch Bundles of `PUT Type/id`; and the HL7 v2 samples' transaction Bundles, repeated.
+// as batch Bundles of `PUT Type/id`; and the HL7 v2 samples' transaction Bundles, repeated (each repeat about other patients).
 // Cases: direct load (baseline), the writer in this process over HTTP, and `crossmap map --fhir-server` as a
-// child process (mapping included, wall clock only).
+// child process (mapping included, wall clock only); for HL7 v2 also a bare node:http client sending the same
+// Bundle bytes (the floor: what one HTTP exchange per message costs with no writer at all).
 // Fair to both sides: the direct load gets each Bundle as JSON text and pays its JSON.parse, as the server
 // does; the writer's input (500-line chunks) is made before timing, as the direct load's Bundle texts are.
 // What HTTP adds is counted (the server's reading and answering, the writer's sending and reading the
@@ -14,13 +15,17 @@
 // (resources per CPU second of this process) vary less. For the writer process, "res/CPU-s" is the
 // server's (this process's) CPU, and the JSON line adds the writer process's own, and the ratio the two
 // processes would reach with a core each: min(server rate, writer rate) / direct rate, CPU-bound.
-// Prints a table and one JSON line. Usage: npx tsx bench/fhir-server.ts [--validate] [--batch N]
+// With --base DIR (another checkout, built: its dist/sinks/fhir-server/writer.js), that build's writer runs
+// the same writer cases in the same run, marked "(base)", so a change is measured against it under the same
+// load. Prints a table and one JSON line. Usage: npx tsx bench/fhir-server.ts [--validate] [--batch N]
 // [--concurrency N] [--rounds N (timed, after one warm-up; default 2)] [--limit N (OMOP resources)]
+// [--only omop|hl7] [--hl7-repeat N] [--hl7-same-ids] [--base DIR]
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { Agent, request } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { FhirRequest } from "@medplum/fhir-router";
 import { FhirServerWriter } from "../src/sinks/fhir-server/writer.js";
 import { type FhirTestServer, startFhirServer } from "../test/support/fhir-server.js";
@@ -34,9 +39,18 @@ const validate = args.includes("--validate");
 const BATCH = flag("--batch", 100);
 const CONCURRENCY = flag("--concurrency", 4);
 const HL7_REPEAT = flag("--hl7-repeat", 20);
+const SAME_IDS = args.includes("--hl7-same-ids");
 const ROUNDS = flag("--rounds", 2);
 const LIMIT = flag("--limit", Number.POSITIVE_INFINITY);
+/** `--only hl7` or `--only omop`: the cases of one input (the other's figures print as NaN). */
+const ONLY = args.includes("--only") ? String(args[args.indexOf("--only") + 1]).toLowerCase() : undefined;
+const BASE = args.includes("--base") ? String(args[args.indexOf("--base") + 1]) : undefined;
 const root = fileURLToPath(new URL("..", import.meta.url));
+const baseModule = BASE ? join(BASE, "dist", "sinks", "fhir-server", "writer.js") : undefined;
+const BaseWriter = baseModule
+  ? ((await import(pathToFileURL(baseModule).href)) as { FhirServerWriter: typeof FhirServerWriter })
+      .FhirServerWriter
+  : undefined;
 const bin = join(root, "bin", "crossmap.js");
 
 // The data, made once with the CLI (not timed).
@@ -76,9 +90,10 @@ const cliAsync = (argv: string[]) =>
   });
 const omopArgs = ["map", "-q", "--from", "omop_cdm_v5.4", "--to", "fhir_r4"];
 const omopSample = join(root, "test", "fixtures", "synthea27nj");
-cli([...omopArgs, "--out-dir", join(dir, "omop"), omopSample]);
 const lines: string[] = [];
-for (const f of readdirSync(join(dir, "omop")).sort()) {
+// `--only hl7` skips mapping the OMOP sample (its cases do not run).
+if (ONLY !== "hl7") cli([...omopArgs, "--out-dir", join(dir, "omop"), omopSample]);
+for (const f of ONLY === "hl7" ? [] : readdirSync(join(dir, "omop")).sort()) {
   lines.push(
     ...readFileSync(join(dir, "omop", f), "utf8")
       .trimEnd()
@@ -88,7 +103,7 @@ for (const f of readdirSync(join(dir, "omop")).sort()) {
 if (lines.length > LIMIT) lines.length = LIMIT;
 const linesFile = join(dir, "resources.ndjson");
 writeFileSync(linesFile, `${lines.join("\n")}\n`);
-const hl7Bundles = cli([
+const hl7Samples = cli([
   "map",
   "-q",
   "--from",
@@ -100,10 +115,26 @@ const hl7Bundles = cli([
   join(root, "test", "fixtures", "hl7v2", "samples"),
 ])
   .trimEnd()
-  .split("\n")
-  .map((l) => JSON.parse(l) as Record<string, unknown>);
-const hl7Resources =
-  hl7Bundles.reduce((n, b) => n + ((b.entry as unknown[] | undefined)?.length ?? 0), 0) * HL7_REPEAT;
+  .split("\n");
+/**
+ * The samples' transactions HL7_REPEAT times. Each repeat is about other patients, visits and providers
+ * (every id, all of them UUIDs derived from identifiers, is changed the same way within a repeat), as a feed
+ * of many patients is: 15 of the 22 samples are about one patient, and repeating them as they are made one
+ * patient's run of 300 messages, which no writer may overlap (a patient's Bundles go in order). With
+ * --hl7-same-ids the repeats are the same Bundles (that one-patient run).
+ */
+const repeatIds = (text: string, k: number): string =>
+  k === 0 || SAME_IDS
+    ? text
+    : text.replace(
+        /\b([0-9a-f]{8})(-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b/g,
+        (_, head, tail) =>
+          `${((Number.parseInt(head, 16) ^ Math.imul(k, 0x9e3779b1)) >>> 0).toString(16).padStart(8, "0")}${tail}`,
+      );
+const hl7Texts: string[] = [];
+for (let k = 0; k < HL7_REPEAT; k++) for (const t of hl7Samples) hl7Texts.push(repeatIds(t, k));
+const hl7Bundles = hl7Texts.map((t) => JSON.parse(t) as Record<string, unknown>);
+const hl7Resources = hl7Bundles.reduce((n, b) => n + ((b.entry as unknown[] | undefined)?.length ?? 0), 0);
 
 /** The batch Bundles the writer sends, as text, for the direct load. */
 const batches: string[] = [];
@@ -114,7 +145,9 @@ for (let i = 0; i < lines.length; i += BATCH) {
   });
   batches.push(`{"resourceType":"Bundle","type":"batch","entry":[${entries.join(",")}]}`);
 }
-const hl7Texts = hl7Bundles.map((b) => JSON.stringify(b));
+const hl7Bytes = hl7Texts.map((t) => Buffer.from(t));
+const hl7File = join(dir, "bundles.ndjson");
+writeFileSync(hl7File, `${hl7Texts.join("\n")}\n`);
 /**
  * The writer's input as the pipeline hands it over (500 lines a write), made before timing as the direct
  * load's Bundle texts are: the writer's case pays for what the writer does, not for the bench's slicing.
@@ -139,8 +172,8 @@ async function direct(text: string): Promise<void> {
   if (outcome.id !== "ok") throw new Error(JSON.stringify(outcome));
 }
 
-function writer(): FhirServerWriter {
-  return new FhirServerWriter({
+function writer(W: typeof FhirServerWriter = FhirServerWriter): FhirServerWriter {
+  return new W({
     url: server.url,
     authorizationSource: "CROSSMAP_FHIR_AUTHORIZATION",
     concurrency: CONCURRENCY,
@@ -158,23 +191,25 @@ const checkAccepted = (w: FhirServerWriter, expected: number) => {
 
 /**
  * The writer in a process of its own (as a user runs it: the sender is not the server), timed by itself:
- * resolves with its send time in ms, once it exits.
+ * resolves with its send time in ms, once it exits. `kind`: the OMOP resources, or the HL7 v2 transactions;
+ * `module`: another build's writer (--base). Keeps the best resources per CPU second of the writer process
+ * itself over the timed rounds, by case name, in `senderCpuRate`.
  */
-/** Best resources per CPU second of the writer process itself, over the timed rounds. */
-let senderCpuRate = 0;
-function sendFromChild(): Promise<number> {
+const senderCpuRate: Record<string, number> = {};
+function sendFromChild(name: string, kind: "records" | "hl7", module?: string): Promise<number> {
+  const expected = kind === "records" ? lines.length : hl7Resources;
+  const options = {
+    url: server.url,
+    file: kind === "records" ? linesFile : hl7File,
+    kind,
+    batch: BATCH,
+    concurrency: CONCURRENCY,
+    ...(module ? { module } : {}),
+  };
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [
-        "--import",
-        "tsx",
-        join(root, "bench", "fhir-server-send.ts"),
-        server.url,
-        linesFile,
-        String(BATCH),
-        String(CONCURRENCY),
-      ],
+      ["--import", "tsx", join(root, "bench", "fhir-server-send.ts"), JSON.stringify(options)],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
     let out = "";
@@ -185,8 +220,8 @@ function sendFromChild(): Promise<number> {
     child.on("close", (code) => {
       if (code !== 0) return reject(new Error(`sender exited ${code}`));
       const r = JSON.parse(out) as { ms: number; cpu_ms: number; accepted: number };
-      if (r.accepted !== lines.length) return reject(new Error(`sender: ${out}`));
-      senderCpuRate = Math.max(senderCpuRate, lines.length / (r.cpu_ms / 1000));
+      if (r.accepted !== expected) return reject(new Error(`sender: ${out}`));
+      senderCpuRate[name] = Math.max(senderCpuRate[name] ?? 0, expected / (r.cpu_ms / 1000));
       resolve(r.ms);
     });
   });
@@ -207,20 +242,13 @@ const cases: { name: string; resources: number; run: () => Promise<number | unde
     resources: lines.length,
     // CPU of this process alone: the server's, what feeding it over HTTP costs it (the sender's is its own).
     cpu: true,
-    run: sendFromChild,
+    run: () => sendFromChild("OMOP: writer process, HTTP", "records"),
   },
   {
     name: "OMOP: writer in this thread, HTTP",
     resources: lines.length,
     cpu: true,
-    run: async () => {
-      const w = writer();
-      const sink = w.records();
-      for (const chunk of chunks) await sink.write("", chunk);
-      await sink.commit();
-      checkAccepted(w, lines.length);
-      return undefined;
-    },
+    run: () => omopInThread(FhirServerWriter),
   },
   {
     name: "OMOP: crossmap map --fhir-server",
@@ -246,7 +274,58 @@ const cases: { name: string; resources: number; run: () => Promise<number | unde
     resources: hl7Resources,
     cpu: true,
     run: async () => {
-      for (let k = 0; k < HL7_REPEAT; k++) for (const t of hl7Texts) await direct(t);
+      for (const t of hl7Texts) await direct(t);
+      return undefined;
+    },
+  },
+  {
+    name: "HL7 v2: writer process, HTTP",
+    resources: hl7Resources,
+    // As for OMOP: this process's CPU is the server's; the writer process's own is in the JSON line.
+    cpu: true,
+    run: () => sendFromChild("HL7 v2: writer process, HTTP", "hl7"),
+  },
+  {
+    // What one HTTP exchange per message costs with no writer at all: each Bundle's bytes, made before timing,
+    // POSTed one after another on a kept-alive connection, the answer's status checked and its body
+    // dropped. No client does less; the writer's case cannot do better than this one.
+    name: "HL7 v2: bare node:http client (floor)",
+    resources: hl7Resources,
+    cpu: true,
+    run: async () => {
+      const agent = new Agent({ keepAlive: true });
+      const u = new URL(`${server.url}/`);
+      const headers = {
+        "content-type": "application/fhir+json",
+        accept: "application/fhir+json",
+        prefer: "return=minimal",
+      };
+      try {
+        for (const body of hl7Bytes) {
+          await new Promise<void>((resolve, reject) => {
+            const req = request(
+              {
+                hostname: u.hostname,
+                port: Number(u.port),
+                path: u.pathname,
+                method: "POST",
+                agent,
+                headers: { ...headers, "content-length": String(body.length) },
+              },
+              (res) => {
+                res.on("data", () => {});
+                res.on("end", () =>
+                  res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`)),
+                );
+              },
+            );
+            req.on("error", reject);
+            req.end(body);
+          });
+        }
+      } finally {
+        agent.destroy();
+      }
       return undefined;
     },
   },
@@ -254,17 +333,62 @@ const cases: { name: string; resources: number; run: () => Promise<number | unde
     name: "HL7 v2: writer in this thread, HTTP",
     resources: hl7Resources,
     cpu: true,
-    run: async () => {
-      const w = writer();
-      const sink = w.messages("transaction");
-      for (let k = 0; k < HL7_REPEAT; k++)
-        for (const b of hl7Bundles) await sink.send(b, { file: "bench", message: k });
-      await sink.commit();
-      checkAccepted(w, hl7Resources);
-      return undefined;
-    },
+    run: () => hl7InThread(FhirServerWriter),
   },
 ];
+if (BaseWriter !== undefined && baseModule !== undefined) {
+  const W = BaseWriter;
+  const base = [
+    {
+      name: "OMOP: writer process, HTTP (base)",
+      resources: lines.length,
+      cpu: true,
+      run: () => sendFromChild("OMOP: writer process, HTTP (base)", "records", baseModule),
+    },
+    {
+      name: "OMOP: writer in this thread, HTTP (base)",
+      resources: lines.length,
+      cpu: true,
+      run: () => omopInThread(W),
+    },
+    {
+      name: "HL7 v2: writer process, HTTP (base)",
+      resources: hl7Resources,
+      cpu: true,
+      run: () => sendFromChild("HL7 v2: writer process, HTTP (base)", "hl7", baseModule),
+    },
+    {
+      name: "HL7 v2: writer in this thread, HTTP (base)",
+      resources: hl7Resources,
+      cpu: true,
+      run: () => hl7InThread(W),
+    },
+  ];
+  // Each base case right after the same case of this tree, so both see the same load.
+  for (const b of base) {
+    const at = cases.findIndex((c) => `${c.name} (base)` === b.name);
+    cases.splice(at + 1, 0, b);
+  }
+}
+
+async function omopInThread(W: typeof FhirServerWriter): Promise<undefined> {
+  const w = writer(W);
+  const sink = w.records();
+  for (const chunk of chunks) await sink.write("", chunk);
+  await sink.commit();
+  checkAccepted(w, lines.length);
+  return undefined;
+}
+
+async function hl7InThread(W: typeof FhirServerWriter): Promise<undefined> {
+  const w = writer(W);
+  const sink = w.messages("transaction");
+  for (let i = 0; i < hl7Bundles.length; i++)
+    await sink.send(hl7Bundles[i] as Record<string, unknown>, { file: "bench", message: i + 1 });
+  await sink.commit();
+  checkAccepted(w, hl7Resources);
+  return undefined;
+}
 
 /** Best of ROUNDS rounds after a warm-up, each on an empty repository. */
 async function time(c: (typeof cases)[number]): Promise<{ wall: number; cpu: number }> {
@@ -289,6 +413,7 @@ const cliCase = "OMOP: crossmap map --fhir-server";
 for (const c of cases) {
   // The CLI maps the whole sample: with --limit it is left out.
   if (c.name === cliCase && Number.isFinite(LIMIT)) continue;
+  if (ONLY !== undefined && !c.name.toLowerCase().startsWith(ONLY)) continue;
   results.push({ name: c.name, resources: c.resources, hasCpu: c.cpu, ...(await time(c)) });
   process.stderr.write(`done: ${c.name}\n`);
 }
@@ -296,22 +421,41 @@ await server.close();
 rmSync(dir, { recursive: true, force: true });
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
-const by = (name: string) => results.find((r) => r.name === name) as (typeof results)[number];
+const missing = { name: "", wall: Number.NaN, cpu: Number.NaN, resources: 0, hasCpu: false };
+const by = (name: string) => results.find((r) => r.name === name) ?? missing;
 const omopBase = by("OMOP: direct load (baseline)");
 const hl7Base = by("HL7 v2: direct transactions (baseline)");
 console.log(
-  `${lines.length} OMOP resources in batches of ${BATCH}, ${hl7Resources} HL7 v2 resources in ${hl7Texts.length * HL7_REPEAT} transactions; ` +
+  `${lines.length} OMOP resources in batches of ${BATCH}, ${hl7Resources} HL7 v2 resources in ${hl7Texts.length} transactions (${SAME_IDS ? "repeats with the same ids" : "each repeat about other patients"}); ` +
     `concurrency ${CONCURRENCY}; validation ${validate ? "on" : "off"}; Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, load ${loadavg()[0]?.toFixed(1)}`,
 );
+const own = (name: string) => senderCpuRate[name] ?? Number.NaN;
 console.log(
-  `${"case".padEnd(40)} ${"resources/s".padStart(12)} ${"res/CPU-s".padStart(10)} ${"vs baseline".padStart(12)}`,
+  `${"case".padEnd(44)} ${"resources/s".padStart(12)} ${"res/CPU-s".padStart(10)} ${"vs baseline".padStart(12)} ${"CPU vs base".padStart(12)} ${"writer res/CPU-s".padStart(17)}`,
 );
 for (const r of results) {
   const base = r.name.startsWith("OMOP") ? omopBase : hl7Base;
+  const writerCpu = own(r.name);
   console.log(
-    `${r.name.padEnd(40)} ${fmt(r.wall).padStart(12)} ${(r.hasCpu ? fmt(r.cpu) : "-").padStart(10)} ${(r.wall / base.wall).toFixed(3).padStart(12)}`,
+    `${r.name.padEnd(44)} ${fmt(r.wall).padStart(12)} ${(r.hasCpu ? fmt(r.cpu) : "-").padStart(10)} ${(r.wall / base.wall).toFixed(3).padStart(12)} ${(r.hasCpu ? (r.cpu / base.cpu).toFixed(3) : "-").padStart(12)} ${(Number.isNaN(writerCpu) ? "-" : fmt(writerCpu)).padStart(17)}`,
   );
 }
+const ratio = (a: number, b: number) => Number((a / b).toFixed(3));
+/** The figures of one writer case: wall ratio, and for a writer process its CPU-bound ratio (see top). */
+const figures = (name: string, base: (typeof results)[number]) => {
+  const r = by(name);
+  return {
+    per_s: Math.round(r.wall),
+    ratio: ratio(r.wall, base.wall),
+    ratio_cpu: ratio(r.cpu, base.cpu),
+    ...(senderCpuRate[name] !== undefined
+      ? {
+          own_cpu_per_s: Math.round(own(name)),
+          ratio_cpu_bound: ratio(Math.min(r.cpu, own(name)), base.cpu),
+        }
+      : {}),
+  };
+};
 console.log(
   JSON.stringify({
     bench: "fhir-server",
@@ -322,26 +466,39 @@ console.log(
     concurrency: CONCURRENCY,
     omop_resources: lines.length,
     hl7_resources: hl7Resources,
+    hl7_same_ids: SAME_IDS,
     omop_direct_per_s: Math.round(omopBase.wall),
     omop_writer_per_s: Math.round(by("OMOP: writer in this thread, HTTP").wall),
     omop_writer_process_per_s: Math.round(by("OMOP: writer process, HTTP").wall),
-    ratio_omop_writer_process: Number((by("OMOP: writer process, HTTP").wall / omopBase.wall).toFixed(3)),
-    omop_writer_process_own_cpu_per_s: Math.round(senderCpuRate),
-    ratio_omop_writer_process_cpu_bound: Number(
-      (Math.min(by("OMOP: writer process, HTTP").cpu, senderCpuRate) / omopBase.cpu).toFixed(3),
+    ratio_omop_writer_process: ratio(by("OMOP: writer process, HTTP").wall, omopBase.wall),
+    omop_writer_process_own_cpu_per_s: Math.round(own("OMOP: writer process, HTTP")),
+    ratio_omop_writer_process_cpu_bound: ratio(
+      Math.min(by("OMOP: writer process, HTTP").cpu, own("OMOP: writer process, HTTP")),
+      omopBase.cpu,
     ),
-    ratio_omop_server_cpu_fed_by_writer_process: Number(
-      (by("OMOP: writer process, HTTP").cpu / omopBase.cpu).toFixed(3),
-    ),
+    ratio_omop_server_cpu_fed_by_writer_process: ratio(by("OMOP: writer process, HTTP").cpu, omopBase.cpu),
     omop_cli_per_s: Math.round(results.find((r) => r.name === cliCase)?.wall ?? Number.NaN),
     hl7_direct_per_s: Math.round(hl7Base.wall),
     hl7_writer_per_s: Math.round(by("HL7 v2: writer in this thread, HTTP").wall),
-    ratio_omop_writer: Number((by("OMOP: writer in this thread, HTTP").wall / omopBase.wall).toFixed(3)),
-    ratio_omop_cli: Number(
-      ((results.find((r) => r.name === cliCase)?.wall ?? Number.NaN) / omopBase.wall).toFixed(3),
+    hl7_writer_process_per_s: Math.round(by("HL7 v2: writer process, HTTP").wall),
+    ratio_omop_writer: ratio(by("OMOP: writer in this thread, HTTP").wall, omopBase.wall),
+    ratio_omop_cli: ratio(results.find((r) => r.name === cliCase)?.wall ?? Number.NaN, omopBase.wall),
+    ratio_omop_writer_cpu: ratio(by("OMOP: writer in this thread, HTTP").cpu, omopBase.cpu),
+    ratio_hl7_writer_cpu: ratio(by("HL7 v2: writer in this thread, HTTP").cpu, hl7Base.cpu),
+    ratio_hl7_floor_cpu: ratio(by("HL7 v2: bare node:http client (floor)").cpu, hl7Base.cpu),
+    ratio_hl7_floor: ratio(by("HL7 v2: bare node:http client (floor)").wall, hl7Base.wall),
+    ratio_hl7_writer: ratio(by("HL7 v2: writer in this thread, HTTP").wall, hl7Base.wall),
+    ratio_hl7_writer_process: ratio(by("HL7 v2: writer process, HTTP").wall, hl7Base.wall),
+    ratio_hl7_writer_process_cpu_bound: ratio(
+      Math.min(by("HL7 v2: writer process, HTTP").cpu, own("HL7 v2: writer process, HTTP")),
+      hl7Base.cpu,
     ),
-    ratio_omop_writer_cpu: Number((by("OMOP: writer in this thread, HTTP").cpu / omopBase.cpu).toFixed(3)),
-    ratio_hl7_writer_cpu: Number((by("HL7 v2: writer in this thread, HTTP").cpu / hl7Base.cpu).toFixed(3)),
-    ratio_hl7_writer: Number((by("HL7 v2: writer in this thread, HTTP").wall / hl7Base.wall).toFixed(3)),
+    hl7_writer_process_own_cpu_per_s: Math.round(own("HL7 v2: writer process, HTTP")),
+    // Every writer case, this tree's and (with --base) the base's, by name.
+    cases: Object.fromEntries(
+      results
+        .filter((r) => r.name.includes("writer"))
+        .map((r) => [r.name, figures(r.name, r.name.startsWith("OMOP") ? omopBase : hl7Base)]),
+    ),
   }),
 );

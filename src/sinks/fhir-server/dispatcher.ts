@@ -1,13 +1,21 @@
 // Sends Bundles several at a time, in order where order matters: a Bundle that writes a resource an earlier
-// Bundle still in flight writes (the same Patient in two messages) waits for it, and so does every Bundle
-// after it (first in, first out), so the server applies them in input order. The queue is bounded: `submit`
-// waits while it is full, which holds the pipeline back instead of holding its output in memory.
+// Bundle writes (the same Patient in two messages) waits until that one has its answer, so the server
+// applies them in input order; Bundles with nothing in common with the ones before them go past a waiting
+// one (one patient's messages do not hold up another's). The queue is bounded: `submit` waits while it is
+// full, which holds the pipeline back instead of holding its output in memory.
 import type { Outgoing } from "./bundles.js";
 import type { Delivery } from "./sender.js";
 
 export interface DispatcherOptions<O> {
   /** Bundles in flight at once. */
   concurrency: number;
+  /**
+   * Bundles queued at most (default 4 x concurrency): how far past a waiting Bundle the dispatcher looks
+   * for one it may send. A run of one patient's messages waits in it while other patients' go by. Not
+   * more: each answer rescans the queue's keys, and with 16 x a run of one patient's 18-resource messages
+   * filling the queue made that scan 2.5% of the in-process bench's CPU (profiled).
+   */
+  window?: number;
   deliver: (out: Outgoing<O>) => Promise<Delivery<O>>;
   /** Told of each Bundle's outcome, in completion order. */
   delivered: (out: Outgoing<O>, delivery: Delivery<O>) => void;
@@ -20,15 +28,18 @@ export class Dispatcher<O> {
   private failure: unknown;
   private wakeSubmit: (() => void) | undefined;
   private wakeDrain: (() => void) | undefined;
+  private readonly window: number;
 
-  constructor(private readonly options: DispatcherOptions<O>) {}
+  constructor(private readonly options: DispatcherOptions<O>) {
+    this.window = Math.max(options.window ?? options.concurrency * 4, options.concurrency, 1);
+  }
 
   /** Queues a Bundle; resolves once there is room for the next. Throws the failure that stopped sending. */
   async submit(out: Outgoing<O>): Promise<void> {
     if (this.failure !== undefined) throw this.failure;
     this.queue.push(out);
     this.pump();
-    while (this.queue.length >= this.options.concurrency && this.failure === undefined) {
+    while (this.queue.length >= this.window && this.failure === undefined) {
       await new Promise<void>((resolve) => {
         this.wakeSubmit = resolve;
       });
@@ -62,12 +73,26 @@ export class Dispatcher<O> {
     return n;
   }
 
+  /**
+   * Starts queued Bundles in input order while there is room, skipping one that writes a key a Bundle in
+   * flight or an earlier queued one writes: the skipped one's keys then block later Bundles too, so two
+   * Bundles with a key in common always start in input order, and the later only once the earlier answered.
+   */
   private pump(): void {
-    while (this.failure === undefined && this.inFlight < this.options.concurrency) {
-      const head = this.queue[0];
-      if (head === undefined || head.keys.some((k) => this.busy.has(k))) return;
-      this.queue.shift();
-      this.start(head);
+    if (this.failure !== undefined || this.inFlight >= this.options.concurrency) return;
+    const q = this.queue;
+    let blocked: Set<string> | undefined;
+    for (let i = 0; i < q.length && this.inFlight < this.options.concurrency; ) {
+      const out = q[i] as Outgoing<O>;
+      const waits = out.keys.some((k) => this.busy.has(k) || blocked?.has(k) === true);
+      if (waits) {
+        blocked ??= new Set();
+        for (const k of out.keys) blocked.add(k);
+        i++;
+        continue;
+      }
+      q.splice(i, 1);
+      this.start(out);
     }
   }
 

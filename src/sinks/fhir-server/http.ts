@@ -2,7 +2,12 @@
 // exchange. Not fetch: its web streams (encode, clone and transfer the body; a signal per request) took 10%
 // of the CPU of sending the OMOP sample to an in-process server, for nothing the writer uses; node:http's
 // client added 2% where fetch was (profiled, bench/fhir-server.ts).
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+  type RequestOptions,
+} from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 
 export interface RawAnswer {
@@ -18,17 +23,30 @@ export class TimeoutError extends Error {
 }
 
 export class HttpPoster {
-  private readonly url: URL;
+  /** Where each request goes, worked out once: given a URL, node:http converts it on every request. */
+  private readonly target: RequestOptions;
   private readonly agent: HttpAgent;
   private readonly request: typeof httpRequest;
 
   constructor(url: string) {
-    this.url = new URL(url);
-    const https = this.url.protocol === "https:";
+    const u = new URL(url);
+    const https = u.protocol === "https:";
     // Idle connections are kept for the next Bundle (a new TCP/TLS handshake per Bundle costs the server
     // more than parsing it); the dispatcher bounds how many are busy at once.
     this.agent = https ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
     this.request = https ? httpsRequest : httpRequest;
+    // As node:http's own urlToHttpOptions: an IPv6 host without its brackets, credentials in the URL as auth.
+    this.target = {
+      protocol: u.protocol,
+      hostname: u.hostname.startsWith("[") ? u.hostname.slice(1, -1) : u.hostname,
+      path: `${u.pathname}${u.search}`,
+      method: "POST",
+      agent: this.agent,
+      ...(u.port !== "" ? { port: Number(u.port) } : {}),
+      ...(u.username !== "" || u.password !== ""
+        ? { auth: `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` }
+        : {}),
+    };
   }
 
   /** POSTs `body`; rejects on a failed connection or when the whole answer takes longer than `timeoutMs`. */
@@ -43,10 +61,8 @@ export class HttpPoster {
         else resolve(answer as RawAnswer);
       };
       const req = this.request(
-        this.url,
         {
-          method: "POST",
-          agent: this.agent,
+          ...this.target,
           headers: {
             ...headers,
             "content-length": String(typeof body === "string" ? Buffer.byteLength(body) : body.length),

@@ -13,11 +13,12 @@ const bundle = (id: string, keys: string[]): Outgoing<string> => ({
 });
 
 /** A delivery that finishes when the test says so, logging starts and ends. */
-function harness(concurrency: number) {
+function harness(concurrency: number, window?: number) {
   const log: string[] = [];
   const pending = new Map<string, { resolve: (d: Delivery<string>) => void; reject: (e: unknown) => void }>();
   const d = new Dispatcher<string>({
     concurrency,
+    ...(window !== undefined ? { window } : {}),
     deliver: (out) => {
       log.push(`start ${out.id}`);
       return new Promise((resolve, reject) => pending.set(out.id as string, { resolve, reject }));
@@ -36,34 +37,55 @@ describe("Dispatcher", () => {
     const { d, log, finish } = harness(4);
     await d.submit(bundle("a", ["Patient/1", "Encounter/1"]));
     await d.submit(bundle("b", ["Patient/2"]));
-    await d.submit(bundle("c", ["Patient/1"]));
-    // Behind `c` in line: it waits too, so the server gets everything in input order where it matters.
-    const last = d.submit(bundle("d", ["Patient/3"]));
-    expect(log).toEqual(["start a", "start b"]);
+    await d.submit(bundle("c", ["Patient/1", "Observation/7"]));
+    // Nothing in common with a Bundle before it: it goes past `c`, which waits for `a`.
+    await d.submit(bundle("d", ["Patient/3"]));
+    // Nothing in flight writes Observation/7, but `c`, before it in line, does: it waits behind `c`.
+    await d.submit(bundle("e", ["Observation/7"]));
+    expect(log).toEqual(["start a", "start b", "start d"]);
     await finish("b");
-    expect(log).toEqual(["start a", "start b", "done b"]);
+    expect(log).toEqual(["start a", "start b", "start d", "done b"]);
     await finish("a");
-    expect(log).toEqual(["start a", "start b", "done b", "done a", "start c", "start d"]);
-    await last;
+    expect(log.slice(4)).toEqual(["done a", "start c"]);
+    await finish("d");
+    await finish("c");
+    expect(log.slice(6)).toEqual(["done d", "done c", "start e"]);
+    await finish("e");
+    await d.drain();
+    expect(log.at(-1)).toBe("done e");
+  });
+
+  it("starts waiting Bundles in input order once their keys are free", async () => {
+    const { d, log, finish } = harness(4);
+    await d.submit(bundle("a", ["Patient/1"]));
+    await d.submit(bundle("b", ["Patient/1", "Encounter/1"]));
+    await d.submit(bundle("c", ["Encounter/1"]));
+    await d.submit(bundle("d", ["Patient/1"]));
+    expect(log).toEqual(["start a"]);
+    await finish("a");
+    expect(log).toEqual(["start a", "done a", "start b"]);
+    await finish("b");
+    expect(log.slice(3)).toEqual(["done b", "start c", "start d"]);
     await finish("c");
     await finish("d");
     await d.drain();
-    expect(log.slice(-2)).toEqual(["done c", "done d"]);
   });
 
   it("holds the pipeline back while the queue is full", async () => {
-    const { d, finish } = harness(1);
+    const { d, finish } = harness(1, 2);
     await d.submit(bundle("a", []));
+    await d.submit(bundle("b", []));
     let returned = false;
-    const second = d.submit(bundle("b", [])).then(() => {
+    const third = d.submit(bundle("c", [])).then(() => {
       returned = true;
     });
     await Promise.resolve();
     expect(returned).toBe(false);
     await finish("a");
-    await second;
+    await third;
     expect(returned).toBe(true);
     await finish("b");
+    await finish("c");
     await d.drain();
   });
 
