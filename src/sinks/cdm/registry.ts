@@ -23,12 +23,15 @@ export interface RegistryChanges {
   rowsSet: RegistryEntry[];
 }
 
-/** A batch's changes of one namespace, in columns (how the database store writes them). */
+/**
+ * A batch's changes of one namespace, in columns (how the database store writes them). Typed arrays: row
+ * hashes are full 32-bit integers, which a plain array would box one by one.
+ */
 export interface RegistryBlock {
   namespace: string;
   keys: string[];
-  ids: number[];
-  rows: number[];
+  ids: Int32Array;
+  rows: Int32Array;
 }
 
 export type Claim = "new" | "same" | "differs";
@@ -241,21 +244,37 @@ export class IdRegistry {
   /** What the current batch changed, per namespace in order of first sight, entries in order of change. */
   blocks(): RegistryBlock[] {
     const log = this.log;
-    const blocks: RegistryBlock[] = [];
-    const byNs: (RegistryBlock | undefined)[] = [];
+    const counts: number[] = [];
+    const order: number[] = [];
     for (let i = 0; i < log.size; i++) {
       const n = log.ns[i]!;
-      let b = byNs[n];
-      if (!b) {
-        b = { namespace: this.names[n]!, keys: [], ids: [], rows: [] };
-        byNs[n] = b;
-        blocks.push(b);
+      if (counts[n] === undefined) {
+        counts[n] = 0;
+        order.push(n);
       }
-      b.keys.push(log.keys[i]!);
-      b.ids.push(log.id[i]!);
-      b.rows.push(log.row[i]!);
+      counts[n]++;
     }
-    return blocks;
+    const byNs: RegistryBlock[] = [];
+    const fill: number[] = [];
+    for (const n of order) {
+      byNs[n] = {
+        namespace: this.names[n]!,
+        keys: new Array<string>(counts[n]!),
+        ids: new Int32Array(counts[n]!),
+        rows: new Int32Array(counts[n]!),
+      };
+      fill[n] = 0;
+    }
+    for (let i = 0; i < log.size; i++) {
+      const n = log.ns[i]!;
+      const b = byNs[n]!;
+      const at = fill[n]!;
+      b.keys[at] = log.keys[i]!;
+      b.ids[at] = log.id[i]!;
+      b.rows[at] = log.row[i]!;
+      fill[n] = at + 1;
+    }
+    return order.map((n) => byNs[n]!);
   }
 
   /** Whether the current batch changed anything. */
