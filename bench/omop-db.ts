@@ -5,16 +5,21 @@
 // DuckDB always; a PostgreSQL server when `--db postgresql://...` is given (a fresh schema is made in it
 // for each load and dropped after). Knobs: BENCH_ROWS (default 1000000: a tenth person rows, the rest
 // condition_occurrence rows), BENCH_TARGETS (default "pglite,duckdb").
+// The child runs as one JavaScript file bundled from the sources (as the CLI runs from its bundle), not
+// through tsx: tsx's loader thread alone adds ~37 MB to a process's RSS, which the peak-RSS goal would count.
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
 import { generateConditions, generatePersons } from "./generate.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const outDir = join(root, "bench", "out", "omop-db");
-const child = fileURLToPath(new URL("./omop-db-child.ts", import.meta.url));
+const childSource = fileURLToPath(new URL("./omop-db-child.ts", import.meta.url));
+// Two levels below the root, like dist/cli/: the sources find crossmaps/ at ../../crossmaps from there.
+const child = join(root, "bench", "out", "omop-db-child.mjs");
 const hook = new URL("./rss-hook.mjs", import.meta.url).href;
 
 const rows = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -36,7 +41,7 @@ async function timed(args: string[]): Promise<Measured> {
   const rssFile = join(outDir, `rss-${process.pid}.json`);
   rmSync(rssFile, { force: true });
   const started = performance.now();
-  const p = spawn(process.execPath, ["--import", "tsx", "--import", hook, child, ...args], {
+  const p = spawn(process.execPath, ["--import", hook, child, ...args], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, CROSSMAP_BENCH_RSS_FILE: rssFile },
   });
@@ -52,6 +57,16 @@ async function timed(args: string[]): Promise<Measured> {
 }
 
 mkdirSync(outDir, { recursive: true });
+await build({
+  entryPoints: [childSource],
+  outfile: child,
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  packages: "external",
+  logLevel: "warning",
+});
 const personFile = join(outDir, "person.ndjson");
 const conditionFile = join(outDir, "condition_occurrence.ndjson");
 const csvDir = join(outDir, "csv");
@@ -77,12 +92,21 @@ interface Row {
   rows_per_s: number;
   peak_rss_mb: number;
   cpu_seconds: number;
+  /** CPU of the loading process during the load itself, per row (contention distorts it less than wall time). */
+  load_cpu_us_per_row: number;
+  /** CPU of the PostgreSQL server's backend during the load, per row (a server on this machine only). */
+  server_cpu_us_per_row: number | null;
 }
 const table: Row[] = [];
 const ratios: Record<string, number> = {};
+/** Plain COPY's CPU per row over the sink's (the loading process's, plus the server backend's where read). */
+const cpuRatios: Record<string, number> = {};
+const cpuPerRow = (r: Row) => r.load_cpu_us_per_row + (r.server_cpu_us_per_row ?? 0);
 const row = (target: string, name: string, m: Measured): Row => {
-  // The child prints the seconds the load itself took (after opening the database, which PGlite needs seconds for).
-  const seconds = Number(m.out) || m.seconds;
+  // The child prints the wall and CPU seconds the load itself took (after opening the database, which PGlite
+  // needs seconds for), and its server backend's CPU seconds where it can read them.
+  const [wall, cpu, server] = m.out.split(" ").map(Number);
+  const seconds = wall || m.seconds;
   const r = {
     target,
     case: name,
@@ -91,6 +115,8 @@ const row = (target: string, name: string, m: Measured): Row => {
     rows_per_s: Math.round(rows / seconds),
     peak_rss_mb: m.rssMb,
     cpu_seconds: Number(m.cpu.toFixed(2)),
+    load_cpu_us_per_row: Number((((cpu ?? m.cpu) * 1e6) / rows).toFixed(2)),
+    server_cpu_us_per_row: server === undefined ? null : Number(((server * 1e6) / rows).toFixed(2)),
   };
   table.push(r);
   return r;
@@ -112,6 +138,7 @@ for (const target of targets) {
     await timed(["sink", urlFor(target, "sink"), personFile, conditionFile]),
   );
   ratios[target] = Number((sink.rows_per_s / copy.rows_per_s).toFixed(3));
+  cpuRatios[target] = Number((cpuPerRow(copy) / cpuPerRow(sink)).toFixed(3));
   if (target === "server") {
     await timed(["drop", urlFor(target, "copy")]);
     await timed(["drop", urlFor(target, "sink")]);
@@ -128,12 +155,22 @@ console.log(
 const pad = (s: string | number, n: number, left = false) =>
   left ? String(s).padEnd(n) : String(s).padStart(n);
 console.log(
-  `${pad("target", 8, true)} ${pad("case", 46, true)} ${pad("s", 8)} ${pad("rows/s", 9)} ${pad("RSS MB", 7)} ${pad("CPU s", 7)}`,
+  `${pad("target", 8, true)} ${pad("case", 46, true)} ${pad("s", 8)} ${pad("rows/s", 9)} ${pad("RSS MB", 7)} ${pad("CPU s", 7)} ${pad("us/row", 7)} ${pad("srv us", 7)}`,
 );
 for (const r of table) {
   console.log(
-    `${pad(r.target, 8, true)} ${pad(r.case, 46, true)} ${pad(r.seconds, 8)} ${pad(r.rows_per_s, 9)} ${pad(r.peak_rss_mb, 7)} ${pad(r.cpu_seconds, 7)}`,
+    `${pad(r.target, 8, true)} ${pad(r.case, 46, true)} ${pad(r.seconds, 8)} ${pad(r.rows_per_s, 9)} ${pad(r.peak_rss_mb, 7)} ${pad(r.cpu_seconds, 7)} ${pad(r.load_cpu_us_per_row, 7)} ${pad(r.server_cpu_us_per_row ?? "", 7)}`,
   );
 }
-console.log(JSON.stringify({ bench: "omop-db", rows, sink_to_copy_ratio: ratios, results: table }));
+console.log(
+  JSON.stringify({
+    bench: "omop-db",
+    rows,
+    load_average: Number(loadavg()[0]!.toFixed(1)),
+    sink_to_copy_ratio: ratios,
+    sink_to_copy_cpu_ratio: cpuRatios,
+    results: table,
+  }),
+);
 rmSync(outDir, { recursive: true, force: true });
+rmSync(child, { force: true });

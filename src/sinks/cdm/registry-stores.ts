@@ -80,7 +80,7 @@ function* blockRows(blocks: readonly RegistryBlock[]): Generator<string> {
       let to = from;
       for (let chars = 0; to < b.keys.length && chars < BLOCK_CHARS; to++) chars += b.keys[to]!.length + 8;
       const keys = JSON.stringify(b.keys.slice(from, to));
-      yield `${csvText(b.namespace)},${csvText(keys)},${b.ids.slice(from, to).join(" ")},${b.rows.slice(from, to).join(" ")}\n`;
+      yield `${csvText(b.namespace)},${csvText(keys)},${b.ids.subarray(from, to).join(" ")},${b.rows.subarray(from, to).join(" ")}\n`;
       from = to;
     }
   }

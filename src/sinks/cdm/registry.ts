@@ -23,24 +23,30 @@ export interface RegistryChanges {
   rowsSet: RegistryEntry[];
 }
 
-/** A batch's changes of one namespace, in columns (how the database store writes them). */
+/**
+ * A batch's changes of one namespace, in columns (how the database store writes them). Typed arrays: row
+ * hashes are full 32-bit integers, which a plain array would box one by one.
+ */
 export interface RegistryBlock {
   namespace: string;
   keys: string[];
-  ids: number[];
-  rows: number[];
+  ids: Int32Array;
+  rows: Int32Array;
 }
 
 export type Claim = "new" | "same" | "differs";
 
 /**
  * The batch's changes, in columns: typed arrays for the numbers (hashes are full 32-bit integers, which a
- * plain array would box one by one), no object per entry: this grows with every new id of every row.
+ * plain array would box one by one), no object per entry: this grows with every new id of every row. Each
+ * entry keeps its id and row hash, so that writing the batch out needs no lookup in the (large) table.
  */
 class BatchLog {
   ns = new Int32Array(1024);
   hi = new Int32Array(1024);
   lo = new Int32Array(1024);
+  id = new Int32Array(1024);
+  row = new Int32Array(1024);
   /** 1: already in the table before the batch (its row is being set now). */
   known = new Uint8Array(1024);
   keys: string[] = [];
@@ -49,14 +55,18 @@ class BatchLog {
     return this.keys.length;
   }
 
-  add(ns: number, key: string, hi: number, lo: number, known: boolean): void {
+  /** Logs an entry; answers its position. */
+  add(ns: number, key: string, hi: number, lo: number, id: number, row: number, known: boolean): number {
     const at = this.keys.length;
     if (at === this.ns.length) this.grow();
     this.ns[at] = ns;
     this.hi[at] = hi;
     this.lo[at] = lo;
+    this.id[at] = id;
+    this.row[at] = row;
     this.known[at] = known ? 1 : 0;
     this.keys.push(key);
+    return at;
   }
 
   private grow(): void {
@@ -69,11 +79,33 @@ class BatchLog {
     this.ns = widen(this.ns, (n) => new Int32Array(n));
     this.hi = widen(this.hi, (n) => new Int32Array(n));
     this.lo = widen(this.lo, (n) => new Int32Array(n));
+    this.id = widen(this.id, (n) => new Int32Array(n));
+    this.row = widen(this.row, (n) => new Int32Array(n));
     this.known = widen(this.known, (n) => new Uint8Array(n));
   }
 
   clear(): void {
     if (this.keys.length > 0) this.keys = [];
+  }
+}
+
+/** Per namespace, the log position of each id handed out in the batch (ids are consecutive from the batch's first). */
+class NewIdPositions {
+  private at: Int32Array[] = [];
+
+  set(ns: number, offset: number, position: number): void {
+    let a = this.at[ns];
+    if (!a || offset >= a.length) {
+      const b = new Int32Array(Math.max(1024, (offset + 1) * 2));
+      if (a) b.set(a);
+      a = b;
+      this.at[ns] = a;
+    }
+    a[offset] = position;
+  }
+
+  get(ns: number, offset: number): number {
+    return this.at[ns]![offset]!;
   }
 }
 
@@ -84,6 +116,7 @@ export class IdRegistry {
   private next: number[] = [];
   private nextAtBatch: number[] = [];
   private readonly log = new BatchLog();
+  private readonly newIds = new NewIdPositions();
   private readonly hash = new KeyHash();
   /** The last namespace looked up, and its number (rows ask for the same few namespaces over and over). */
   private lastName = "";
@@ -148,7 +181,7 @@ export class IdRegistry {
     if (id !== 0) return id;
     const fresh = this.newId(namespace, n);
     this.table.set(hi, lo, fresh, NO_ROW);
-    this.log.add(n, key, hi, lo, false);
+    this.logNew(n, key, hi, lo, fresh, NO_ROW);
     return fresh;
   }
 
@@ -164,15 +197,22 @@ export class IdRegistry {
     if (id === 0) {
       const fresh = this.newId(namespace, n);
       this.table.set(hi, lo, fresh, row);
-      this.log.add(n, key, hi, lo, false);
+      this.logNew(n, key, hi, lo, fresh, row);
       return { claim: "new", id: fresh };
     }
     const had = this.table.rowAt(slot);
     if (had !== NO_ROW) return { claim: had === row ? "same" : "differs", id };
     this.table.setRowAt(slot, row);
-    // An id handed out in this batch is logged already; an older one is logged now, as a known entry.
-    if (id < this.nextAtBatch[n]!) this.log.add(n, key, hi, lo, true);
+    // An id handed out in this batch is logged already (its row is set there); an older one is logged now,
+    // as a known entry.
+    const first = this.nextAtBatch[n]!;
+    if (id < first) this.log.add(n, key, hi, lo, id, row, true);
+    else this.log.row[this.newIds.get(n, id - first)] = row;
     return { claim: "new", id };
+  }
+
+  private logNew(n: number, key: string, hi: number, lo: number, id: number, row: number): void {
+    this.newIds.set(n, id - this.nextAtBatch[n]!, this.log.add(n, key, hi, lo, id, row, false));
   }
 
   private newId(namespace: string, n: number): number {
@@ -185,8 +225,7 @@ export class IdRegistry {
   }
 
   private entryAt(i: number): { id: number; row: number } {
-    const slot = this.table.slot(this.log.hi[i]!, this.log.lo[i]!);
-    return { id: this.table.idAt(slot), row: this.table.rowAt(slot) };
+    return { id: this.log.id[i]!, row: this.log.row[i]! };
   }
 
   /** What the current batch changed, one object per entry (for the LMDB store and tests). */
@@ -205,22 +244,37 @@ export class IdRegistry {
   /** What the current batch changed, per namespace in order of first sight, entries in order of change. */
   blocks(): RegistryBlock[] {
     const log = this.log;
-    const blocks: RegistryBlock[] = [];
-    const byNs: (RegistryBlock | undefined)[] = [];
+    const counts: number[] = [];
+    const order: number[] = [];
     for (let i = 0; i < log.size; i++) {
       const n = log.ns[i]!;
-      let b = byNs[n];
-      if (!b) {
-        b = { namespace: this.names[n]!, keys: [], ids: [], rows: [] };
-        byNs[n] = b;
-        blocks.push(b);
+      if (counts[n] === undefined) {
+        counts[n] = 0;
+        order.push(n);
       }
-      const slot = this.table.slot(log.hi[i]!, log.lo[i]!);
-      b.keys.push(log.keys[i]!);
-      b.ids.push(this.table.idAt(slot));
-      b.rows.push(this.table.rowAt(slot));
+      counts[n]++;
     }
-    return blocks;
+    const byNs: RegistryBlock[] = [];
+    const fill: number[] = [];
+    for (const n of order) {
+      byNs[n] = {
+        namespace: this.names[n]!,
+        keys: new Array<string>(counts[n]!),
+        ids: new Int32Array(counts[n]!),
+        rows: new Int32Array(counts[n]!),
+      };
+      fill[n] = 0;
+    }
+    for (let i = 0; i < log.size; i++) {
+      const n = log.ns[i]!;
+      const b = byNs[n]!;
+      const at = fill[n]!;
+      b.keys[at] = log.keys[i]!;
+      b.ids[at] = log.id[i]!;
+      b.rows[at] = log.row[i]!;
+      fill[n] = at + 1;
+    }
+    return order.map((n) => byNs[n]!);
   }
 
   /** Whether the current batch changed anything. */

@@ -36,7 +36,7 @@ export interface SqlClient {
   copyIn(
     table: string,
     columns: readonly string[],
-    chunks: Iterable<string> | AsyncIterable<string>,
+    chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>,
   ): Promise<void>;
   close(): Promise<void>;
 }

@@ -72,12 +72,14 @@ export async function openPglite(address: Extract<DatabaseAddress, { kind: "pgli
     transaction: transactional(exec),
     async copyIn(table, columns, chunks) {
       // PGlite has no COPY FROM STDIN of its own: it reads COPY's input from a Blob at /dev/blob.
-      const parts: string[] = [];
+      const parts: (string | Uint8Array)[] = [];
       for await (const chunk of chunks) parts.push(chunk);
       const list = columns.map(quoteIdent).join(", ");
       const sql = `COPY ${qualified(self, table)} (${list}) FROM '/dev/blob' WITH (FORMAT csv)`;
       try {
-        await db.query(sql, [], { blob: new Blob(parts) });
+        await db.query(sql, [], {
+          blob: new Blob(parts as unknown as ConstructorParameters<typeof Blob>[0]),
+        });
       } catch (err) {
         throw fail(err);
       }

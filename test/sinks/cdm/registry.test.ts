@@ -70,9 +70,10 @@ describe("IdRegistry batches", () => {
     r.idFor("person", "a");
     r.idFor("visit_occurrence", "v");
     r.claim("person", "b", 7);
+    const i32 = (...n: number[]) => Int32Array.from(n);
     expect(r.blocks()).toEqual([
-      { namespace: "person", keys: ["a", "b"], ids: [1, 2], rows: [0, 7] },
-      { namespace: "visit_occurrence", keys: ["v"], ids: [1], rows: [0] },
+      { namespace: "person", keys: ["a", "b"], ids: i32(1, 2), rows: i32(0, 7) },
+      { namespace: "visit_occurrence", keys: ["v"], ids: i32(1), rows: i32(0) },
     ]);
     r.commit();
     expect(r.blocks()).toEqual([]);
@@ -80,7 +81,7 @@ describe("IdRegistry batches", () => {
     r.idFor("person", "c");
     r.claim("person", "c", 3);
     r.claim("person", "a", 4);
-    expect(r.blocks()).toEqual([{ namespace: "person", keys: ["c", "a"], ids: [3, 1], rows: [3, 4] }]);
+    expect(r.blocks()).toEqual([{ namespace: "person", keys: ["c", "a"], ids: i32(3, 1), rows: i32(3, 4) }]);
     r.commit();
     // Loaded back in any order, the entry with a row wins over the one that only referenced the key.
     const again = new IdRegistry();
