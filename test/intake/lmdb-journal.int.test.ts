@@ -1,7 +1,7 @@
 // The LMDB journal's resend rules: a message kept under (MSH-3, MSH-4, MSH-10) is recognised again with its
 // original answer, through a restart and after its conversion, for `--dedup-window`; past the window (and
-// once pruned) the same key is kept as a new message. Both durabilities: `flush` writes each group in a
-// synchronous transaction synced before it returns, `commit` with lmdb-js's asynchronous writes.
+// once pruned) the same key is kept as a new message. Both durabilities: `flush` (the default, each
+// answer after the fsync) and `commit`.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
