@@ -2,14 +2,16 @@
 // after the fsync) fed by 1 and by 8 concurrent loopback connections, each sending the 22 sample messages
 // (test/fixtures/hl7v2/samples, each with its own MSH-10) one at a time and waiting for the ACK, as MLLP
 // senders do. Measures messages/s acknowledged, messages/s acknowledged and converted (until the listener's
-// /healthz counts them all converted), p50/p99 ACK latency and the listener's CPU per message. A second
-// listener maps only MSH (bench/mllp-header-only.yaml): what the listener itself costs, apart from the
-// conversion. Baseline in the same run: the same clients against a plain Node MLLP server that ACKs at once
-// (bench/mllp-echo.mjs). Prints a table and one JSON line. Knobs: BENCH_MESSAGES (per case, default 2000), BENCH_WORKERS (listener conversion threads),
-// BENCH_LISTEN_ARGS (more `crossmap listen` flags, space-separated, e.g. `--durability commit`),
-// BENCH_LISTEN_NODE_ARGS (node flags for the listener), BENCH_CASES, BENCH_BASE_CLI, BENCH_ATTACH (below).
+// /healthz counts them all converted), p50/p99 ACK latency, the listener's CPU and its threads' voluntary
+// context switches (hand-offs between threads) per message. A second listener maps only MSH
+// (bench/mllp-header-only.yaml): what the listener itself costs, apart from the conversion. Baseline in the
+// same run: the same clients against a plain Node MLLP server that ACKs at once (bench/mllp-echo.mjs).
+// Prints a table and one JSON line. Knobs: BENCH_MESSAGES (per case, default 2000), BENCH_WORKERS (listener
+// conversion threads), BENCH_LISTEN_ARGS (more `crossmap listen` flags, space-separated, e.g.
+// `--durability commit`), BENCH_LISTEN_NODE_ARGS (node flags for the listener), BENCH_CASES,
+// BENCH_BASE_CLI, BENCH_ATTACH (below).
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -112,6 +114,8 @@ interface Started {
   cpu(): Promise<number>;
   /** CPU seconds of the listener's main thread alone (Linux /proc; NaN elsewhere). */
   mainCpu(): number;
+  /** Voluntary context switches of all the listener's threads so far (Linux /proc; NaN elsewhere). */
+  switches(): number;
   pid: number;
   stop(): Promise<void>;
 }
@@ -143,6 +147,7 @@ async function startListener(dir: string, extra: string[], bin: string): Promise
       ((await (await fetch(`${health}/healthz`)).json()) as { converted_total: number }).converted_total,
     pid: child.pid as number,
     mainCpu: () => threadCpu(child.pid as number),
+    switches: () => voluntarySwitches(child.pid as number),
     cpu: async () =>
       Number(/\nprocess_cpu_seconds_total (\S+)/.exec(await (await fetch(`${health}/metrics`)).text())?.[1]),
     stop: async () => {
@@ -159,6 +164,31 @@ function threadCpu(pid: number): number {
     // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
     const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * Voluntary context switches of every thread of a process, from /proc: each is a thread going to sleep
+ * to wait (for a socket, the disk, or another thread), so per message they count the hand-offs between
+ * threads, which machine load distorts far less than time.
+ */
+function voluntarySwitches(pid: number): number {
+  try {
+    let n = 0;
+    for (const t of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        n += Number(
+          /\nvoluntary_ctxt_switches:\s+(\d+)/.exec(
+            readFileSync(`/proc/${pid}/task/${t}/status`, "utf8"),
+          )?.[1],
+        );
+      } catch {
+        // The thread ended meanwhile.
+      }
+    }
+    return n;
   } catch {
     return Number.NaN;
   }
@@ -194,6 +224,8 @@ interface Row {
   cpuMs?: number;
   /** Of which the main thread (framing, journal, answers, output). */
   mainMs?: number;
+  /** Voluntary context switches per message, all threads. */
+  switches?: number;
 }
 
 /** One listener: a warm-up round, then each connection count; acked and converted, CPU per message. */
@@ -210,13 +242,15 @@ async function measure(name: string, extra: string[], counts: number[], bin = cl
       base = await l.converted();
       const cpu0 = await l.cpu();
       const main0 = l.mainCpu();
+      const switches0 = l.switches();
       const perf = attach(l.pid, `${name}-${connections}`);
       const r = await drive(l.port, connections, `${name}-${connections}`, converted);
       await perf?.stop();
       const n = Math.floor(TOTAL / connections) * connections;
       const cpuMs = (((await l.cpu()) - cpu0) * 1000) / n;
       const mainMs = ((l.mainCpu() - main0) * 1000) / n;
-      rows.push({ name: `${name}, ${connections} conn.`, connections, r, cpuMs, mainMs });
+      const switches = (l.switches() - switches0) / n;
+      rows.push({ name: `${name}, ${connections} conn.`, connections, r, cpuMs, mainMs, switches });
     }
   } finally {
     await l.stop();
@@ -263,13 +297,14 @@ try {
       `conversion threads ${process.env.BENCH_WORKERS ?? Math.max(1, availableParallelism() - 1)}`,
   );
   console.log(
-    "case                           acked/s  converted/s  ACK p50 ms  ACK p99 ms  CPU ms/msg  main ms/msg  acked vs echo 8",
+    "case                           acked/s  converted/s  ACK p50 ms  ACK p99 ms  CPU ms/msg  main ms/msg  switches/msg  acked vs echo 8",
   );
-  for (const { name, r, cpuMs, mainMs } of rows) {
+  for (const { name, r, cpuMs, mainMs, switches } of rows) {
     console.log(
       `${name.padEnd(29)} ${f(r.acked).padStart(8)} ${r.converted === undefined ? "           -" : f(r.converted).padStart(12)} ` +
         `${f(r.p50, 2).padStart(11)} ${f(r.p99, 2).padStart(11)} ${cpuMs === undefined ? "          -" : f(cpuMs, 2).padStart(11)} ` +
         `${mainMs === undefined ? "           -" : f(mainMs, 2).padStart(12)} ` +
+        `${switches === undefined ? "             -" : f(switches, 2).padStart(13)} ` +
         `${(r.acked / echo8).toFixed(4).padStart(16)}`,
     );
   }
@@ -280,7 +315,7 @@ try {
       node: process.version,
       load: Number(loadavg()[0]?.toFixed(2)),
       cases: Object.fromEntries(
-        rows.map(({ name, r, cpuMs, mainMs }) => [
+        rows.map(({ name, r, cpuMs, mainMs, switches }) => [
           name,
           {
             acked_per_s: Math.round(r.acked),
@@ -289,6 +324,9 @@ try {
             ack_p99_ms: Number(r.p99.toFixed(2)),
             ...(cpuMs !== undefined ? { cpu_ms_per_message: Number(cpuMs.toFixed(3)) } : {}),
             ...(mainMs !== undefined ? { main_thread_cpu_ms_per_message: Number(mainMs.toFixed(3)) } : {}),
+            ...(switches !== undefined
+              ? { voluntary_switches_per_message: Number(switches.toFixed(2)) }
+              : {}),
             ratio_acked_to_echo_8: Number((r.acked / echo8).toFixed(4)),
           },
         ]),

@@ -1,19 +1,21 @@
 // The LMDB journal's resend rules: a message kept under (MSH-3, MSH-4, MSH-10) is recognised again with its
 // original answer, through a restart and after its conversion, for `--dedup-window`; past the window (and
-// once pruned) the same key is kept as a new message.
+// once pruned) the same key is kept as a new message. Both durabilities: `flush` (the default, each
+// answer after the fsync) and `commit`.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { LmdbJournal } from "../../src/intake/lmdb-journal.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Durability, LmdbJournal } from "../../src/intake/lmdb-journal.js";
 
 const open: LmdbJournal[] = [];
 afterEach(async () => {
   for (const j of open.splice(0)) await j.close();
 });
 
+let durability: Durability = "flush";
 function journal(dir: string, windowMs: number): LmdbJournal {
-  const j = new LmdbJournal(dir, { windowMs, durability: "commit" });
+  const j = new LmdbJournal(dir, { windowMs, durability });
   open.push(j);
   return j;
 }
@@ -28,7 +30,11 @@ const entry = (controlId: string, at: number) => ({
 const key = (controlId: string) => `LAB\u001fHOSP\u001f${controlId}`;
 const ack = (text: string) => Buffer.from(text, "latin1");
 
-describe("LmdbJournal", () => {
+describe.each(["flush", "commit"] as const)("LmdbJournal, durability %s", (d) => {
+  beforeEach(() => {
+    durability = d;
+  });
+
   it("answers a resend with the original answer, through a restart and after the conversion", async () => {
     const dir = mkdtempSync(join(tmpdir(), "crossmap-journal-"));
     let j = journal(dir, 60_000);
@@ -79,6 +85,34 @@ describe("LmdbJournal", () => {
       kind: "duplicate",
       id: 3,
       answer: ack("b"),
+    });
+  });
+
+  it("keeps the messages and the marks of one poll phase together, and forgets only keys not kept again", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "crossmap-journal-"));
+    let j = journal(dir, 2000);
+    await j.keep(entry("A", 1000), key("A"), ack("a"));
+    // One turn: a new copy of A past the window, B, the mark of message 1, and the prune of A's old key.
+    const [a2, b] = await Promise.all([
+      j.keep(entry("A", 3500), key("A"), ack("a2")),
+      j.keep(entry("B", 3600), key("B"), ack("b")),
+      j.converted([1], { sink: "s" }),
+      j.prune(3400),
+    ]);
+    expect([a2, b]).toEqual([
+      { kind: "kept", id: 2 },
+      { kind: "kept", id: 3 },
+    ]);
+    await open.pop()?.close();
+    j = journal(dir, 2000);
+    const kept: number[] = [];
+    for await (const e of j.unconverted()) kept.push(e.id);
+    expect([kept, j.outputState()]).toEqual([[2, 3], { sink: "s" }]);
+    // A's new key stayed though its old one was pruned in the same transaction.
+    expect(await j.keep(entry("A", 4000), key("A"), ack("a3"))).toEqual({
+      kind: "duplicate",
+      id: 2,
+      answer: ack("a2"),
     });
   });
 
