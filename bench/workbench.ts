@@ -6,16 +6,18 @@
 // Then the page itself in Debian's chromium (playwright-core, the flags of the browser tests): the first
 // page of the 100,000 items rendered after a navigation, and keyboard decisions timed in the page from the
 // keydown to the row and status showing the persisted version; the same decision through the API (above,
-// same server, same run) is their baseline. Without /usr/bin/chromium that part is skipped.
+// same server, same run) is their baseline. Without chromium (found as the tests find it) that part is skipped.
 // Run: npm run bench -- workbench [--items 100000] [--decisions 200] [--durability flush|commit]
 //      [--browser-pages 20] [--browser-decisions 200] [--think-ms 300]
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import { chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
+import { launchChromium } from "../test/support/chromium.js";
+import { findTool } from "../test/support/tools.js";
 import { adminKey, freePort, waitForHealth } from "./serve-child.js";
 
 const { values: args } = parseArgs({
@@ -29,16 +31,6 @@ const { values: args } = parseArgs({
     "think-ms": { type: "string", default: "300" },
   },
 });
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
 const ITEMS = Number(args.items);
 const DECISIONS = Number(args.decisions);
 const REPEAT = Number(args.repeat);
@@ -192,8 +184,8 @@ async function main(): Promise<void> {
     await measure("first page right after a restart", 1, () => call("GET", `${list}?limit=50`));
     const healthz = rows.find((r) => r.case.startsWith("GET /healthz"))!.p95_ms;
     for (const r of rows) r.ratio_p95_to_healthz = round(r.p95_ms / healthz);
-    const browser = existsSync(CHROMIUM) ? await inBrowser(base, key, project, rows) : undefined;
-    if (!browser) process.stderr.write(`workbench: ${CHROMIUM} is missing, the page was not measured\n`);
+    const browser = findTool("chromium") ? await inBrowser(base, key, project, rows) : undefined;
+    if (!browser) process.stderr.write("workbench: chromium is missing, the page was not measured\n");
 
     console.log(
       `workbench: ${ITEMS} concept items pushed in ${pushSeconds.toFixed(1)} s; --durability ${args.durability}`,
@@ -235,7 +227,7 @@ interface BrowserRow {
  * after it (painted). The API's own figures from above, same run, are the baselines.
  */
 async function inBrowser(base: string, key: string, project: string, api: Row[]): Promise<BrowserRow[]> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.addInitScript(() => {
