@@ -9,6 +9,7 @@ import {
   type RequestOptions,
 } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { urlToHttpOptions } from "node:url";
 
 export interface RawAnswer {
   status: number;
@@ -35,18 +36,7 @@ export class HttpPoster {
     // more than parsing it); the dispatcher bounds how many are busy at once.
     this.agent = https ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
     this.request = https ? httpsRequest : httpRequest;
-    // As node:http's own urlToHttpOptions: an IPv6 host without its brackets, credentials in the URL as auth.
-    this.target = {
-      protocol: u.protocol,
-      hostname: u.hostname.startsWith("[") ? u.hostname.slice(1, -1) : u.hostname,
-      path: `${u.pathname}${u.search}`,
-      method: "POST",
-      agent: this.agent,
-      ...(u.port !== "" ? { port: Number(u.port) } : {}),
-      ...(u.username !== "" || u.password !== ""
-        ? { auth: `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` }
-        : {}),
-    };
+    this.target = { ...urlToHttpOptions(u), method: "POST", agent: this.agent };
   }
 
   /** POSTs `body`; rejects on a failed connection or when the whole answer takes longer than `timeoutMs`. */
