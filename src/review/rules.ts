@@ -1,7 +1,7 @@
 // What approve, reject and override do to a schema or concept mapping item: the spec's state table,
 // plus the one rule it leaves open that we close (approving needs a suggestion to approve).
 import { AppError } from "../errors.js";
-import type { ConceptItem, Equivalence, ItemKind, SchemaItem } from "../store/types.js";
+import type { ConceptItem, Equivalence, ItemKind, ItemOf, SchemaItem } from "../store/types.js";
 
 export type ReviewAction = "approve" | "reject" | "override";
 
@@ -95,45 +95,67 @@ export function reviewConceptItem(
   }
 }
 
+/** What a chosen candidate does to an item of that kind: its target fields and its decision. */
+const CHOSEN: {
+  schema: (item: SchemaItem, k: number) => SchemaItem;
+  concept: (item: ConceptItem, k: number) => ConceptItem;
+} = {
+  schema: (item, k) => {
+    const c = item.candidates![k - 1]!;
+    return {
+      ...item,
+      status: k === 1 ? "approved" : "overridden",
+      target_table: c.target_table,
+      target_column: c.target_column,
+    };
+  },
+  // Equivalence described the old concept, and a decision answers a revalidation note: both are cleared.
+  concept: (item, k) => {
+    const c = item.candidates![k - 1]!;
+    return {
+      ...item,
+      method: k === 1 ? "auto" : "override",
+      target_concept_id: c.concept_id,
+      target_concept_name: c.concept_name,
+      target_vocabulary_id: c.vocabulary_id,
+      equivalence: null,
+      ...(item.revalidation ? { revalidation: null } : {}),
+    };
+  },
+};
+
 /**
- * Choosing candidate k (1-based) of an item's ranked candidates: its concept becomes the target. The
- * first is the suggestion, so choosing it is approving (method auto); any other is a reviewer's choice
- * (method override). 409 when the item has no candidates, 422 when it has fewer than k.
+ * Choosing candidate k (1-based) of an item's ranked candidates: its target (a concept, or a table and
+ * column) becomes the item's. The first is the suggestion, so choosing it is approving (concept: method
+ * auto; schema: status approved); any other is a reviewer's choice (method override; status overridden).
+ * 409 when the item has no candidates, 422 when it has fewer than k.
  */
-export function chooseCandidate(
-  item: ConceptItem,
+export function chooseCandidate<K extends ItemKind>(
+  kind: K,
+  item: ItemOf<K>,
   projectId: string,
   k: number,
   comment?: string | null,
-): ConceptItem {
-  const candidates = item.candidates ?? [];
-  if (candidates.length === 0) {
+): ItemOf<K> {
+  const count = item.candidates?.length ?? 0;
+  if (count === 0) {
     throw new AppError(
       409,
       "no_candidates",
-      `${KIND_LABEL.concept} ${item.id} in project ${projectId} has no candidates to choose from; override it instead`,
+      `${KIND_LABEL[kind]} ${item.id} in project ${projectId} has no candidates to choose from; override it instead`,
     );
   }
-  const c = candidates[k - 1];
-  if (!c) {
+  if (k > count) {
     throw new AppError(422, "validation_error", "Invalid request", [
       {
         path: ["body", "candidate"],
-        message: `${KIND_LABEL.concept} ${item.id} has ${candidates.length} candidate${candidates.length === 1 ? "" : "s"}`,
+        message: `${KIND_LABEL[kind]} ${item.id} has ${count} candidate${count === 1 ? "" : "s"}`,
         code: "value_error.number.not_le",
       },
     ]);
   }
-  return {
-    ...item,
-    method: k === 1 ? "auto" : "override",
-    target_concept_id: c.concept_id,
-    target_concept_name: c.concept_name,
-    target_vocabulary_id: c.vocabulary_id,
-    equivalence: null,
-    ...(comment === undefined ? {} : { comment }),
-    ...(item.revalidation ? { revalidation: null } : {}),
-  };
+  const chosen = (CHOSEN[kind] as unknown as (i: ItemOf<K>, k: number) => ItemOf<K>)(item, k);
+  return comment === undefined ? chosen : { ...chosen, comment };
 }
 
 /**

@@ -74,6 +74,7 @@ export function presentEvent<T>(e: AuditEvent, item: (x: never) => T) {
     reviewer: e.reviewer ?? null,
     at: e.at,
     ...(e.reverted_to === undefined ? {} : { reverted_to: e.reverted_to }),
+    ...(e.candidate === undefined ? {} : { candidate: e.candidate }),
     before: e.before === null ? null : show(e.before),
     after: show(e.after),
   };

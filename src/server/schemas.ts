@@ -296,6 +296,11 @@ export const auditEventOut = <T extends z.ZodType>(item: T) =>
     reviewer: z.string().nullable().meta({ description: "Name of the key's reviewer, if it has one" }),
     at: timestamp,
     reverted_to: z.number().int().optional().meta({ description: "revert events: the version restored" }),
+    candidate: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: "choose events: the 1-based position of the candidate chosen" }),
     before: item.nullable(),
     after: item,
   });

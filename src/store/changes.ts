@@ -5,7 +5,7 @@ import type { ItemStore } from "./items.js";
 import type { AuditEvent, ConceptItem, SchemaItem } from "./types.js";
 
 export type ChangeFacts = Pick<AuditEvent, "item_kind" | "action" | "key_id" | "at"> &
-  Pick<AuditEvent, "reviewer" | "reverted_to">;
+  Pick<AuditEvent, "reviewer" | "reverted_to" | "candidate">;
 
 /** An item as recorded inside an event: without its own audit log (which would nest ever deeper). */
 function snapshot<T extends SchemaItem | ConceptItem>(item: T): T {

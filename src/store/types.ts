@@ -201,6 +201,8 @@ export interface AuditEvent {
   reviewer?: string | null;
   /** `revert` events: the version whose decision was restored. */
   reverted_to?: number;
+  /** `choose` events: the 1-based position of the candidate chosen. */
+  candidate?: number;
   at: string;
   before: SchemaItem | ConceptItem | null;
   after: SchemaItem | ConceptItem;

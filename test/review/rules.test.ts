@@ -1,7 +1,7 @@
 // The state table as pure functions: what each decision does to an item, and what it leaves alone.
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../src/errors.js";
-import { reviewConceptItem, reviewSchemaItem } from "../../src/review/rules.js";
+import { chooseCandidate, reviewConceptItem, reviewSchemaItem } from "../../src/review/rules.js";
 import type { ConceptItem, SchemaItem } from "../../src/store/types.js";
 
 const meta = { version: 3, created_at: "c", updated_at: "u", reviewed_at: null };
@@ -99,5 +99,84 @@ describe("concept items", () => {
   it("approving an item without a target concept is a 409", () => {
     const rejected = reviewConceptItem(concept, "p", "reject");
     expect(() => reviewConceptItem(rejected, "p", "approve")).toThrow(/has no suggested target concept/);
+  });
+});
+
+describe("choosing candidate k", () => {
+  const ranked: SchemaItem = {
+    ...schema,
+    candidates: [
+      { target_table: "person", target_column: "gender_concept_id", score: 0.5 },
+      { target_table: "person", target_column: "gender_source_value", score: 0.4 },
+    ],
+  };
+  const conceptRanked: ConceptItem = {
+    ...concept,
+    equivalence: "equivalent",
+    revalidation: {
+      reason: "missing",
+      previous_concept_id: 1,
+      previous_concept_name: null,
+      suggested_via: null,
+      release: null,
+      at: "t",
+    },
+    candidates: [
+      { concept_id: 8507, concept_name: "MALE", vocabulary_id: "Gender", domain_id: "Gender", score: 0.5 },
+      { concept_id: 8532, concept_name: "FEMALE", vocabulary_id: "Gender", domain_id: "Gender", score: 0.1 },
+    ],
+  };
+
+  it("schema: 1 approves, another overrides with its table and column; the comment only when given", () => {
+    expect(chooseCandidate("schema", ranked, "p", 1)).toEqual({ ...ranked, status: "approved" });
+    expect(chooseCandidate("schema", ranked, "p", 2, "as written")).toEqual({
+      ...ranked,
+      status: "overridden",
+      target_column: "gender_source_value",
+      comment: "as written",
+    });
+  });
+
+  it("concept: 1 is method auto, another override; equivalence and revalidation are cleared", () => {
+    expect(chooseCandidate("concept", conceptRanked, "p", 2)).toEqual({
+      ...conceptRanked,
+      method: "override",
+      target_concept_id: 8532,
+      target_concept_name: "FEMALE",
+      equivalence: null,
+      revalidation: null,
+    });
+    expect(chooseCandidate("concept", conceptRanked, "p", 1)).toMatchObject({ method: "auto" });
+  });
+
+  it("no candidates is a 409, fewer than k a 422, for either kind", () => {
+    const fail = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return e instanceof AppError ? [e.status, e.message] : e;
+      }
+      return "no error";
+    };
+    expect(fail(() => chooseCandidate("schema", schema, "p", 1))).toEqual([
+      409,
+      "Schema mapping sm_1 in project p has no candidates to choose from; override it instead",
+    ]);
+    expect(fail(() => chooseCandidate("concept", conceptRanked, "p", 3))).toEqual([422, "Invalid request"]);
+    expect(
+      (() => {
+        try {
+          chooseCandidate("schema", ranked, "p", 3);
+        } catch (e) {
+          return (e as AppError).problems;
+        }
+      })(),
+    ).toEqual([
+      {
+        path: ["body", "candidate"],
+        message: "Schema mapping sm_1 has 2 candidates",
+        code: "value_error.number.not_le",
+      },
+    ]);
   });
 });

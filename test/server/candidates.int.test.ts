@@ -102,10 +102,12 @@ describe("candidates on concept items", () => {
       version: 2,
     });
     const hist = await h.request("GET", `${itemPath(h, "concept", id!)}/history`);
-    const events = (hist.json as { events: { version: number; action: string; after: object }[] }).events;
-    expect(events.map((e) => [e.version, e.action])).toEqual([
-      [1, "push_create"],
-      [2, "choose"],
+    const events = (
+      hist.json as { events: { version: number; action: string; candidate?: number; after: object }[] }
+    ).events;
+    expect(events.map((e) => [e.version, e.action, e.candidate])).toEqual([
+      [1, "push_create", undefined],
+      [2, "choose", 2],
     ]);
     expect(events[1]!.after).toMatchObject({ method: "override", target_concept_id: 9225 });
   });

@@ -137,3 +137,39 @@ it("documents exports, imports and revalidation with their media types, and the 
   )["200"]!.content["application/json"].schema.properties.runs.items.properties;
   expect(Object.keys(runs)).toEqual(expect.arrayContaining(["decision_snapshot", "vocabulary_release"]));
 });
+
+it("documents choosing a candidate for both kinds, with its body, errors and the event's candidate", () => {
+  for (const kind of ["schema", "concept"]) {
+    const op = doc.paths[`/v1/projects/{project_id}/${kind}-mapping/{mapping_id}/choose`]?.post;
+    expect(op, kind).toBeDefined();
+    expect(Object.keys(op!.responses as object).sort()).toEqual([
+      "200",
+      "401",
+      "403",
+      "404",
+      "409",
+      "412",
+      "413",
+      "422",
+    ]);
+    const body = (
+      op!.requestBody as {
+        content: { "application/json": { schema: { properties: object; required: string[] } } };
+      }
+    ).content["application/json"].schema;
+    expect([Object.keys(body.properties), body.required]).toEqual([["candidate", "comment"], ["candidate"]]);
+    const event = (
+      doc.paths[`/v1/projects/{project_id}/${kind}-mapping/{mapping_id}/history`]!.get!.responses as Record<
+        string,
+        {
+          content: {
+            "application/json": {
+              schema: { properties: { events: { items: { properties: Record<string, unknown> } } } };
+            };
+          };
+        }
+      >
+    )["200"]!.content["application/json"].schema.properties.events.items.properties;
+    expect(event.candidate).toMatchObject({ type: "integer" });
+  }
+});

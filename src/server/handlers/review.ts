@@ -71,33 +71,23 @@ export const reviewConcept = (stores: Stores, req: ReviewRequest<ConceptOverride
   stores.write(() => decideInTransaction(stores, "concept", req));
 
 /**
- * Chooses candidate k of a concept item as its target (rules.ts chooseCandidate): a review decision,
- * audited as `choose`, in one transaction with its version check.
+ * Chooses candidate k of an item's ranked candidates as its target (rules.ts chooseCandidate): a review
+ * decision, audited as `choose` with the candidate's position, in one transaction with its version check.
  */
-export function choose(
+export function choose<K extends ItemKind>(
   stores: Stores,
+  kind: K,
   req: ItemRequest & { candidate: number; comment?: string | null | undefined },
-): Promise<ConceptItem> {
-  return stores.write(() => {
-    const store = stores.conceptItems;
-    const before = getItem(store, "concept", req.projectId, req.itemId);
-    checkIfMatch(req.ifMatch, before.version, what("concept", before.id, req.projectId));
-    const now = nowIso();
-    const after: ConceptItem = {
-      ...chooseCandidate(before, req.projectId, req.candidate, req.comment),
-      version: before.version + 1,
-      updated_at: now,
-      reviewed_at: now,
-    };
-    return saveChange(
-      store,
-      stores.audit,
-      req.projectId,
-      before,
-      after,
-      facts("concept", "choose", req, now),
-    );
-  });
+): Promise<ItemOf<K>> {
+  return change(
+    stores,
+    kind,
+    req,
+    "choose",
+    (item) => chooseCandidate(kind, item, req.projectId, req.candidate, req.comment),
+    { candidate: req.candidate },
+    true,
+  );
 }
 
 export interface ItemRequest extends Actor {
@@ -154,14 +144,21 @@ function change<K extends ItemKind>(
   req: ItemRequest,
   action: AuditAction,
   edit: (item: ItemOf<K>) => ItemOf<K>,
-  extra: Pick<ChangeFacts, "reverted_to"> = {},
+  extra: Pick<ChangeFacts, "reverted_to" | "candidate"> = {},
+  /** A review decision: sets reviewed_at, so a push no longer overwrites the item. */
+  decision = false,
 ): Promise<ItemOf<K>> {
   return stores.write(() => {
     const store = storeOf(stores, kind);
     const before = getItem(store, kind, req.projectId, req.itemId);
     checkIfMatch(req.ifMatch, before.version, what(kind, before.id, req.projectId));
     const now = nowIso();
-    const after = { ...edit(before), version: before.version + 1, updated_at: now };
+    const after = {
+      ...edit(before),
+      version: before.version + 1,
+      updated_at: now,
+      ...(decision ? { reviewed_at: now } : {}),
+    };
     return saveChange(store, stores.audit, req.projectId, before, after, {
       ...facts(kind, action, req, now),
       ...extra,

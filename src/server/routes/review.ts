@@ -6,6 +6,7 @@ import type { ItemKind, ItemOf } from "../../store/types.js";
 import type { Principal } from "../auth.js";
 import { applyBulk, type BulkDecision, planDecisions, planFilter } from "../handlers/bulk.js";
 import { type Actor, choose, commentOn, decideInTransaction, revertTo } from "../handlers/review.js";
+import type { IfMatch } from "../if-match.js";
 import { presentConceptItem, presentSchemaItem } from "../present.js";
 import { type AnyRoute, defineRoute } from "../route.js";
 import {
@@ -33,7 +34,9 @@ const REVIEW_ERRORS = [401, 403, 404, 409, 412, 413, 422];
 interface KindSpec<K extends ItemKind> {
   kind: K;
   tag: string;
-  summaries: { approve: string; reject: string; override: string };
+  summaries: { approve: string; reject: string; override: string; choose: string };
+  /** How choosing reads for this kind: what candidate 1 and the others make of the item's decision. */
+  chooses: { target: string; first: string; other: string };
   overrideBody: z.ZodType;
   bulkBody: z.ZodType;
   out: z.ZodType;
@@ -43,6 +46,14 @@ interface KindSpec<K extends ItemKind> {
 export const actorOf = (principal: Principal | null): Actor => ({
   keyId: principal?.keyId ?? null,
   reviewer: principal?.name ?? null,
+});
+
+/** The item a single-item route names, the If-Match it was sent with, and who sends it. */
+const itemRequest = (params: Record<string, string>, ifMatch: IfMatch, principal: Principal | null) => ({
+  projectId: params.project_id!,
+  itemId: params.mapping_id!,
+  ifMatch,
+  ...actorOf(principal),
 });
 
 /** approve, reject and override of one kind of item, then comment, revert, bulk and the read routes. */
@@ -65,12 +76,9 @@ function kindRoutes<K extends ItemKind>(spec: KindSpec<K>): AnyRoute[] {
       handle: async ({ params, stores, principal, ifMatch, body }) => {
         const after = await stores.write(() =>
           decideInTransaction(stores, kind, {
-            projectId: params.project_id!,
-            itemId: params.mapping_id!,
+            ...itemRequest(params, ifMatch, principal),
             action,
             body: body as K extends "schema" ? SchemaOverride : ConceptOverride,
-            ifMatch,
-            ...actorOf(principal),
           }),
         );
         return { body: present(after), version: after.version };
@@ -80,6 +88,26 @@ function kindRoutes<K extends ItemKind>(spec: KindSpec<K>): AnyRoute[] {
     decide("approve"),
     decide("reject"),
     decide("override"),
+    defineRoute({
+      method: "post",
+      path: `${item}/choose`,
+      summary: spec.summaries.choose,
+      description: `\`candidate\` is 1-based: 1 is the suggestion (${spec.chooses.first}, as approve), any other is a reviewer's choice (${spec.chooses.other}). ${spec.chooses.target} become the candidate's; audited as \`choose\` with \`candidate\`. 409 when the item has no candidates, 422 when it has fewer than \`candidate\`.`,
+      tag,
+      access: "write",
+      body: chooseBody,
+      response: out,
+      errors: [401, 403, 404, 409, 412, 413, 422],
+      ifMatch: true,
+      handle: async ({ params, stores, principal, ifMatch, body }) => {
+        const after = await choose(stores, kind, {
+          ...itemRequest(params, ifMatch, principal),
+          candidate: body.candidate,
+          comment: body.comment,
+        });
+        return { body: present(after), version: after.version };
+      },
+    }),
     defineRoute({
       method: "post",
       path: `${item}/comment`,
@@ -92,11 +120,8 @@ function kindRoutes<K extends ItemKind>(spec: KindSpec<K>): AnyRoute[] {
       ifMatch: true,
       handle: async ({ params, stores, principal, ifMatch, body }) => {
         const after = await commentOn(stores, kind, {
-          projectId: params.project_id!,
-          itemId: params.mapping_id!,
-          ifMatch,
+          ...itemRequest(params, ifMatch, principal),
           comment: body.comment,
-          ...actorOf(principal),
         });
         return { body: present(after), version: after.version };
       },
@@ -115,11 +140,8 @@ function kindRoutes<K extends ItemKind>(spec: KindSpec<K>): AnyRoute[] {
       ifMatch: true,
       handle: async ({ params, stores, principal, ifMatch, body }) => {
         const after = await revertTo(stores, kind, {
-          projectId: params.project_id!,
-          itemId: params.mapping_id!,
-          ifMatch,
+          ...itemRequest(params, ifMatch, principal),
           toVersion: body.to_version,
-          ...actorOf(principal),
         });
         return { body: present(after), version: after.version };
       },
@@ -163,33 +185,6 @@ function filterOf(kind: ItemKind, f: Record<string, unknown>) {
   };
 }
 
-/** Choosing one of a concept item's ranked candidates: the documented way to pick another than the first. */
-const chooseRoute = (): AnyRoute =>
-  defineRoute({
-    method: "post",
-    path: `${itemBase("concept")}/:mapping_id/choose`,
-    summary: "Choose candidate k of the item's ranked candidates as its target concept",
-    description:
-      "`candidate` is 1-based: 1 is the suggestion (method auto, as approve), any other is a reviewer's choice (method override). The target fields become the candidate's; equivalence is cleared; audited as `choose`. 409 when the item has no candidates, 422 when it has fewer than `candidate`.",
-    tag: "concept mapping review",
-    access: "write",
-    body: chooseBody,
-    response: conceptItemOut,
-    errors: [401, 403, 404, 409, 412, 413, 422],
-    ifMatch: true,
-    handle: async ({ params, stores, principal, ifMatch, body }) => {
-      const after = await choose(stores, {
-        projectId: params.project_id!,
-        itemId: params.mapping_id!,
-        ifMatch,
-        candidate: body.candidate,
-        comment: body.comment,
-        ...actorOf(principal),
-      });
-      return { body: presentConceptItem(after), version: after.version };
-    },
-  });
-
 export const reviewRoutes = (): AnyRoute[] => [
   ...kindRoutes({
     kind: "schema",
@@ -198,6 +193,12 @@ export const reviewRoutes = (): AnyRoute[] => [
       approve: "Approve the suggested target",
       reject: "Reject: the column cannot be mapped",
       override: "Override with a manually given target table and column",
+      choose: "Choose candidate k of the item's ranked candidates as its target table and column",
+    },
+    chooses: {
+      target: "`target_table` and `target_column`",
+      first: "status approved",
+      other: "status overridden",
     },
     overrideBody: schemaOverrideBody,
     bulkBody: schemaBulkBody,
@@ -211,11 +212,16 @@ export const reviewRoutes = (): AnyRoute[] => [
       approve: "Approve the suggested concept (method auto)",
       reject: "Reject: the code is unmapped",
       override: "Override with a manually chosen concept (method override)",
+      choose: "Choose candidate k of the item's ranked candidates as its target concept",
+    },
+    chooses: {
+      target: "The target fields (concept id, name, vocabulary)",
+      first: "method auto",
+      other: "method override; equivalence and revalidation are cleared",
     },
     overrideBody: conceptOverrideBody,
     bulkBody: conceptBulkBody,
     out: conceptItemOut,
     present: presentConceptItem,
   }),
-  chooseRoute(),
 ];
