@@ -16,7 +16,7 @@ export interface SchemaItem {
   updated_at: string;
   reviewed_at: string | null;
   comment: string | null;
-  /** Ranked candidate target columns, best first (crossmap suggest --schema). */
+  /** Ranked candidate target columns, best first (crossmap suggest --schema); keys 1-9 choose one. */
   candidates?: { target_table: string; target_column: string; score: number | null }[] | null;
 }
 
@@ -95,6 +95,8 @@ export interface AuditEvent {
   reviewer: string | null;
   at: string;
   reverted_to?: number;
+  /** `choose` events: the 1-based position of the candidate chosen. */
+  candidate?: number;
   before: Item | null;
   after: Item;
 }

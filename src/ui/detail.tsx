@@ -89,7 +89,7 @@ export function Detail({ item, history }: { item: Item | undefined; history: Aud
         <>
           <h3>Candidates</h3>
           <ol class="candidates" aria-label="Candidates">
-            {item.candidates.map((c) => (
+            {item.candidates.map((c, i) => (
               <li
                 key={`${c.target_table}.${c.target_column}`}
                 class={
@@ -98,7 +98,7 @@ export function Detail({ item, history }: { item: Item | undefined; history: Aud
                     : undefined
                 }
               >
-                {c.target_table}.{c.target_column}{" "}
+                {i < 9 && <kbd>{i + 1}</kbd>} {c.target_table}.{c.target_column}{" "}
                 <span class="score">{c.score === null ? "—" : c.score.toFixed(2)}</span>
               </li>
             ))}
@@ -114,8 +114,11 @@ export function Detail({ item, history }: { item: Item | undefined; history: Aud
         <ol class="history">
           {history.map((e) => (
             <li key={e.version}>
-              <span class="action">{e.action}</span> v{e.version} by{" "}
-              <strong>{e.reviewer ?? e.key_id ?? "the CLI"}</strong> at{" "}
+              <span class="action">
+                {e.action}
+                {e.candidate !== undefined && ` candidate ${e.candidate}`}
+              </span>{" "}
+              v{e.version} by <strong>{e.reviewer ?? e.key_id ?? "the CLI"}</strong> at{" "}
               <time dateTime={e.at} title={e.at}>
                 {localTime(e.at)}
               </time>

@@ -28,7 +28,7 @@ export const KEYS: [string, string][] = [
   ["a", "approve the current item"],
   ["r", "reject the current item"],
   ["o", "override: search a concept, or pick a table and column"],
-  ["1-9", "choose that candidate of a concept item (1 is the suggestion)"],
+  ["1-9", "choose that candidate of the current item, concept or schema (1 is the suggestion)"],
   ["c", "comment on the current item"],
   ["u", "undo your last decision (a new, audited decision)"],
   ["x", "select or unselect the current item"],

@@ -327,8 +327,8 @@ export function Review(props: { projectId: string; kind: Kind; scope: string }) 
       "/": () => filterText.current?.focus(),
       "?": () => setDialog({ type: "help" }),
     };
-    // 1-9: choose that candidate of a concept item (the first is the suggestion).
-    if (/^[1-9]$/.test(e.key) && item && isConcept(item) && (item.candidates?.length ?? 0) >= Number(e.key)) {
+    // 1-9: choose that candidate of the item, concept or schema (the first is the suggestion).
+    if (/^[1-9]$/.test(e.key) && item && (item.candidates?.length ?? 0) >= Number(e.key)) {
       keys[e.key] = () => decide(item, "choose", { candidate: Number(e.key) });
     }
     const run = keys[e.key];

@@ -442,5 +442,9 @@ describeChromium("the review workbench in chromium", () => {
       version: 2,
     });
     expect(await history("c09")).toEqual(["push_create - v1", "choose Dr. Ada v2"]);
+    await row.click();
+    await expect
+      .poll(() => page.locator(".history > li").nth(1).textContent())
+      .toContain("choose candidate 2 v2 by Dr. Ada");
   });
 });
