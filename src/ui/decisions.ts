@@ -71,7 +71,8 @@ export function useDecisions(ctx: DecisionContext) {
         ctx.onConflict({ action, body, theirs, by: last ? (last.reviewer ?? last.key_id) : null });
       } else if (e instanceof ApiError && e.status === 409) {
         // The server's sentence names the item and the project by id; the reviewer knows them by code.
-        setError(`${itemName(target)} has no suggestion to approve: override it instead (press o).`);
+        const what = action === "choose" ? "no candidates to choose from" : "no suggestion to approve";
+        setError(`${itemName(target)} has ${what}: override it instead (press o).`);
       } else fail(e);
     }
   };

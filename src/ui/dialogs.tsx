@@ -339,8 +339,8 @@ export function ConflictDialog(props: {
   mine: string;
   theirs: Item;
   by: string | null;
-  /** False when mine cannot succeed on theirs (approving an item their decision left without a target). */
-  canReapply: boolean;
+  /** Why mine cannot succeed on theirs (review-words.ts cannotApply), or null when it can. */
+  cannot: string | null;
   onReapply: () => void;
   onKeep: () => void;
 }) {
@@ -361,14 +361,9 @@ export function ConflictDialog(props: {
       <p>
         Yours: <strong>{props.mine}</strong>
       </p>
-      {!props.canReapply && (
-        <p class="note">
-          Yours cannot be applied now: their decision left no suggestion to approve. Keep theirs, then
-          override the item if you disagree.
-        </p>
-      )}
+      {props.cannot !== null && <p class="note">Yours cannot be applied now: {props.cannot}</p>}
       <div class="buttons">
-        {props.canReapply && (
+        {props.cannot === null && (
           <button type="button" onClick={props.onReapply}>
             Apply mine anyway
           </button>

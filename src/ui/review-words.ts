@@ -7,10 +7,28 @@ export type Action = "approve" | "reject" | "override" | "comment" | "choose";
 export type Body = Record<string, unknown> | undefined;
 
 /** Whether approving the item can succeed: it has a suggested target (rules.ts refuses it otherwise). */
-export function hasSuggestion(item: Item): boolean {
+function hasSuggestion(item: Item): boolean {
   return isConcept(item)
     ? item.target_concept_id !== null
     : item.target_table !== null && item.target_column !== null;
+}
+
+/**
+ * Why a decision cannot succeed on the item as another reviewer (or a push) left it, as the conflict
+ * dialog says it; null when it can. rules.ts would refuse these: approve without a suggestion (409),
+ * choose past the item's candidates (409 or 422).
+ */
+export function cannotApply(action: Action, body: Body, item: Item): string | null {
+  if (action === "approve" && !hasSuggestion(item)) {
+    return "their decision left no suggestion to approve. Keep theirs, then override the item if you disagree.";
+  }
+  const k = Number(body?.candidate);
+  const count = item.candidates?.length ?? 0;
+  if (action === "choose" && count < k) {
+    const now = count === 0 ? "no candidates" : `${count} candidate${count === 1 ? "" : "s"}`;
+    return `the item has ${now} now (you chose candidate ${k}). Keep theirs, then choose again or override the item.`;
+  }
+  return null;
 }
 
 /** How a reviewer knows an item: its source code (and text), or its source column. */

@@ -19,7 +19,7 @@ import { FilterBar, type Filters } from "./filters.js";
 import { PAGE, useItemList } from "./item-list.js";
 import { Progress } from "./progress.js";
 import { useReviewKeys } from "./review-keys.js";
-import { type Action, type Body, describe, describeFilters, hasSuggestion } from "./review-words.js";
+import { type Action, type Body, cannotApply, describe, describeFilters } from "./review-words.js";
 import { ItemsTable } from "./table.js";
 import { AutoAccept } from "./tiers.js";
 
@@ -213,7 +213,7 @@ export function Review(props: { projectId: string; kind: Kind; scope: string }) 
           mine={describe(dialog.action, dialog.body)}
           theirs={dialog.theirs}
           by={dialog.by}
-          canReapply={dialog.action !== "approve" || hasSuggestion(dialog.theirs)}
+          cannot={cannotApply(dialog.action, dialog.body, dialog.theirs)}
           onReapply={() => {
             const d = dialog;
             closeDialog();

@@ -132,4 +132,33 @@ describeChromium("choosing a schema item's candidate in chromium", () => {
     );
     await page.screenshot({ path: join(SHOTS, "workbench-schema-chosen.png"), fullPage: true });
   });
+  it("a push that took the candidates away meanwhile: the 412 says mine cannot apply, and offers no re-apply", async () => {
+    // s2 is shown at version 1 with one candidate; a new suggestion run pushes it again with none.
+    const pushed = await h.request("POST", `/api/v1/sync/projects/${h.projectId}/schema-mappings/bulk`, {
+      body: { items: [{ ...column("s2", "sex", [["person", "gender_source_value", 0.7]]), candidates: [] }] },
+    });
+    expect(pushed.json).toMatchObject({ updated: 1 });
+    await page.locator("tbody tr[data-id='s2']").click();
+    await page.keyboard.press("1");
+    const dialog = page.getByRole("dialog", { name: "Someone else changed this item" });
+    await dialog.waitFor();
+    expect(await dialog.locator("p").allTextContents()).toEqual([
+      // the push's key, which has no reviewer name
+      expect.stringMatching(
+        /^key_[0-9a-f]+ changed s2 to version 2 before your decision reached the server\.$/,
+      ),
+      "Their decision: needs_review: person.gender_source_value",
+      "Yours: choose candidate 1",
+      "Yours cannot be applied now: the item has no candidates now (you chose candidate 1). Keep theirs, then choose again or override the item.",
+    ]);
+    expect(await dialog.getByRole("button").allTextContents()).toEqual(["Keep theirs"]);
+    await axe();
+    await dialog.getByRole("button", { name: "Keep theirs" }).click();
+    await expect.poll(() => status().textContent()).toBe("Kept the other reviewer's decision on s2");
+    expect((await h.request("GET", itemPath(h, "schema", "s2"))).json).toMatchObject({
+      status: "needs_review",
+      candidates: [],
+      version: 2,
+    });
+  });
 });
