@@ -1,5 +1,5 @@
-// What approve, reject and override do to a schema or concept mapping item: the spec's state table,
-// plus the one rule it leaves open that we close (approving needs a suggestion to approve).
+// What approve, reject, override and choosing a ranked candidate do to a schema or concept mapping item:
+// the spec's state table, plus the one rule it leaves open that we close (approving needs a suggestion).
 import { AppError } from "../errors.js";
 import type { ConceptItem, Equivalence, ItemKind, ItemOf, SchemaItem } from "../store/types.js";
 
@@ -145,7 +145,7 @@ export function chooseCandidate<K extends ItemKind>(
       `${KIND_LABEL[kind]} ${item.id} in project ${projectId} has no candidates to choose from; override it instead`,
     );
   }
-  if (k > count) {
+  if (k < 1 || k > count) {
     throw new AppError(422, "validation_error", "Invalid request", [
       {
         path: ["body", "candidate"],
