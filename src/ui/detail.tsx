@@ -14,6 +14,9 @@ const REVIEW_FIELDS = [
   "comment",
 ] as const;
 
+/** The candidate that is the item's target now: marked for the eye (app.css) and for screen readers. */
+const chosen = (is: boolean) => (is ? { class: "chosen", "aria-current": "true" as const } : {});
+
 const show = (v: unknown) => (v === null || v === undefined ? "—" : String(v));
 
 /** "status: needs_review → approved" for each review field the event changed. */
@@ -74,7 +77,7 @@ export function Detail({ item, history }: { item: Item | undefined; history: Aud
           <h3>Candidates</h3>
           <ol class="candidates" aria-label="Candidates">
             {item.candidates.map((c, i) => (
-              <li key={c.concept_id} class={c.concept_id === item.target_concept_id ? "chosen" : undefined}>
+              <li key={c.concept_id} {...chosen(c.concept_id === item.target_concept_id)}>
                 {i < 9 && <kbd>{i + 1}</kbd>} {c.concept_id} {c.concept_name ?? ""}{" "}
                 <span class="muted">
                   {c.vocabulary_id ?? ""} {c.domain_id ?? ""}
@@ -92,11 +95,7 @@ export function Detail({ item, history }: { item: Item | undefined; history: Aud
             {item.candidates.map((c, i) => (
               <li
                 key={`${c.target_table}.${c.target_column}`}
-                class={
-                  c.target_table === item.target_table && c.target_column === item.target_column
-                    ? "chosen"
-                    : undefined
-                }
+                {...chosen(c.target_table === item.target_table && c.target_column === item.target_column)}
               >
                 {i < 9 && <kbd>{i + 1}</kbd>} {c.target_table}.{c.target_column}{" "}
                 <span class="score">{c.score === null ? "—" : c.score.toFixed(2)}</span>

@@ -121,7 +121,10 @@ describeChromium("choosing a schema item's candidate in chromium", () => {
     expect(entry).toContain("choose candidate 2 v2 by Dr. Ada");
     expect(entry).toContain("status: needs_review → overridden");
     expect(entry).toContain("target_column: birth_datetime → year_of_birth");
-    expect(await detail.locator(".candidates li.chosen").textContent()).toBe("2 person.year_of_birth 0.64");
+    // The target now is marked, for screen readers too.
+    expect(await detail.locator(".candidates li[aria-current='true']").allTextContents()).toEqual([
+      "2 person.year_of_birth 0.64",
+    ]);
 
     const exported = await h.request("GET", `/api/v1/projects/${h.projectId}/exports/crossmap?source=site`);
     expect(exported.status).toBe(200);
