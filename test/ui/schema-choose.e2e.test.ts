@@ -2,18 +2,17 @@
 // Choosing a schema item's candidate in a real headless chromium against a real server: the candidate
 // list shows the keys, a reviewer presses 2, and the item, its history (in the page and through the API)
 // and the crossmap export all carry the chosen table.column.
-import { mkdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type Harness, itemPath, seedSchema, startHarness } from "../server/harness.js";
+import { seriousViolations } from "../support/axe.js";
 import { launchChromium } from "../support/chromium.js";
 import { describeWithTool } from "../support/tool-suite.js";
 
 const describeChromium = describeWithTool("chromium", import.meta.url);
 const SHOTS = resolve(".tmp", "screenshots");
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 let h: Harness;
 let browser: Browser;
@@ -35,18 +34,7 @@ const column = (id: string, name: string, candidates: [string, string, number][]
 const status = () => page.locator("p.status");
 
 /** axe-core on the page as it is: no serious or critical violation. */
-async function axe() {
-  await page.evaluate(axeSource);
-  const bad = await page.evaluate(async () => {
-    const r = await (
-      window as unknown as {
-        axe: { run: (c: Document) => Promise<{ violations: { id: string; impact: string }[] }> };
-      }
-    ).axe.run(document);
-    return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id);
-  });
-  expect(bad).toEqual([]);
-}
+const axe = async () => expect(await seriousViolations(page)).toEqual([]);
 
 describeChromium("choosing a schema item's candidate in chromium", () => {
   beforeAll(async () => {

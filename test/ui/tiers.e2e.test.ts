@@ -3,12 +3,12 @@
 // auto-accept threshold on the candidates' score, reads how many awaiting items it would accept, applies
 // it, and exactly those are approved (each an audited approval by them); an item another reviewer changed
 // between the count and the approval is reported, not overwritten.
-import { mkdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type Harness, itemPath, seedConcept, startHarness } from "../server/harness.js";
+import { seriousViolations } from "../support/axe.js";
 import { launchChromium } from "../support/chromium.js";
 import { describeWithTool } from "../support/tool-suite.js";
 
@@ -56,21 +56,8 @@ const history = async (id: string) =>
     }
   ).events.map((e) => `${e.action} ${e.reviewer ?? "-"} v${e.version}`);
 
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-
 /** axe-core on the page as it is: no serious or critical violation. */
-async function axe() {
-  await page.evaluate(axeSource);
-  const bad = await page.evaluate(async () => {
-    const r = await (
-      window as unknown as {
-        axe: { run: (c: Document) => Promise<{ violations: { id: string; impact: string }[] }> };
-      }
-    ).axe.run(document);
-    return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id);
-  });
-  expect(bad).toEqual([]);
-}
+const axe = async () => expect(await seriousViolations(page)).toEqual([]);
 
 const count = () => page.locator("output.tier-count");
 const status = () => page.locator("p.status");

@@ -3,8 +3,7 @@
 // real server on a real port: a reviewer signs in, filters, decides by keyboard, overrides by concept
 // search, bulk-approves, reads history, undoes, meets a 412; every change is checked through the API, and
 // axe-core checks each view. Screenshots go to .tmp/screenshots/ for a person to look at.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -12,13 +11,13 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildVocabulary } from "../../src/vocab/build.js";
 import { type LmdbVocabularyBridge, openVocabulary } from "../../src/vocab/lmdb-bridge.js";
 import { type Harness, itemPath, seedConcept, seedSchema, startHarness } from "../server/harness.js";
+import { seriousViolations } from "../support/axe.js";
 import { launchChromium } from "../support/chromium.js";
 import { describeWithTool } from "../support/tool-suite.js";
 
 // Debian's chromium (or CHROMIUM=path); without it the file is skipped and the run's closing lines say so.
 const describeChromium = describeWithTool("chromium", import.meta.url);
 const SHOTS = resolve(".tmp", "screenshots");
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 let h: Harness;
 let bridge: LmdbVocabularyBridge;
@@ -72,29 +71,8 @@ const history = async (id: string) =>
   );
 
 /** axe-core on the page as it is: no serious or critical violation. */
-async function axe(view: string) {
-  await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    const r = await (
-      window as unknown as {
-        axe: {
-          run: (
-            c: Document,
-          ) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
-        };
-      }
-    ).axe.run(document);
-    return r.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      nodes: v.nodes.map((n) => n.target.join(" ")),
-    }));
-  });
-  expect({ view, bad: violations.filter((v) => v.impact === "serious" || v.impact === "critical") }).toEqual({
-    view,
-    bad: [],
-  });
-}
+const axe = async (view: string) =>
+  expect({ view, bad: await seriousViolations(page) }).toEqual({ view, bad: [] });
 
 const shot = (name: string) =>
   page.screenshot({ path: join(SHOTS, `workbench-${name}.png`), fullPage: true });
