@@ -35,8 +35,8 @@ interface KindSpec<K extends ItemKind> {
   kind: K;
   tag: string;
   summaries: { approve: string; reject: string; override: string; choose: string };
-  /** How choosing reads for this kind: what candidate 1 and the others make of the item's decision. */
-  chooses: { target: string; first: string; other: string };
+  /** How choosing reads for this kind: what candidate 1 and the others make of the item, and what else. */
+  chooses: { first: string; other: string; effect: string };
   overrideBody: z.ZodType;
   bulkBody: z.ZodType;
   out: z.ZodType;
@@ -92,7 +92,7 @@ function kindRoutes<K extends ItemKind>(spec: KindSpec<K>): AnyRoute[] {
       method: "post",
       path: `${item}/choose`,
       summary: spec.summaries.choose,
-      description: `\`candidate\` is 1-based: 1 is the suggestion (${spec.chooses.first}, as approve), any other is a reviewer's choice (${spec.chooses.other}). ${spec.chooses.target} become the candidate's; audited as \`choose\` with \`candidate\`. 409 when the item has no candidates, 422 when it has fewer than \`candidate\`.`,
+      description: `\`candidate\` is 1-based: 1 is the suggestion (${spec.chooses.first}, as approve), any other is a reviewer's choice (${spec.chooses.other}). ${spec.chooses.effect}; audited as \`choose\` with \`candidate\`. 409 when the item has no candidates, 422 when it has fewer than \`candidate\`.`,
       tag,
       access: "write",
       body: chooseBody,
@@ -196,9 +196,9 @@ export const reviewRoutes = (): AnyRoute[] => [
       choose: "Choose candidate k of the item's ranked candidates as its target table and column",
     },
     chooses: {
-      target: "`target_table` and `target_column`",
       first: "status approved",
       other: "status overridden",
+      effect: "`target_table` and `target_column` become the candidate's",
     },
     overrideBody: schemaOverrideBody,
     bulkBody: schemaBulkBody,
@@ -215,9 +215,10 @@ export const reviewRoutes = (): AnyRoute[] => [
       choose: "Choose candidate k of the item's ranked candidates as its target concept",
     },
     chooses: {
-      target: "The target fields (concept id, name, vocabulary)",
       first: "method auto",
-      other: "method override; equivalence and revalidation are cleared",
+      other: "method override",
+      effect:
+        "The target fields (concept id, name, vocabulary) become the candidate's; equivalence and revalidation are cleared",
     },
     overrideBody: conceptOverrideBody,
     bulkBody: conceptBulkBody,
