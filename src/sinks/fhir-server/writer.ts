@@ -186,11 +186,10 @@ export class FhirServerWriter {
           await this.submit(ready);
       },
       commit: async () => {
-        const last = merger?.take();
-        if (last !== undefined) await this.submit(last);
+        for (const last of merger?.drain() ?? []) await this.submit(last);
         await this.finish();
       },
-      abort: () => this.stop(merger?.take()?.entries.length ?? 0),
+      abort: () => this.stop(merger?.pending ?? 0),
     };
   }
 
