@@ -11,7 +11,7 @@ import { messageBundle, type Outgoing, resourceEntry } from "./bundles.js";
 import { FhirClient } from "./client.js";
 import { Dispatcher } from "./dispatcher.js";
 import { IssueLog } from "./issue-log.js";
-import { searches, TransactionMerger } from "./merge.js";
+import { type MergeBounds, searches, TransactionMerger } from "./merge.js";
 import { type Delivery, type Rejection, Sender } from "./sender.js";
 
 export interface FhirServerOptions {
@@ -161,11 +161,8 @@ export class FhirServerWriter {
    * `transactionMessages` > 1, consecutive transactions with nothing in common go as one (merge.ts).
    */
   messages(as: "transaction" | "batch"): BundleSink {
-    const most = as === "transaction" ? (this.options.transactionMessages ?? 1) : 1;
-    const merger =
-      most > 1
-        ? new TransactionMerger<Origin>({ messages: most, entries: this.options.transactionEntries ?? 50 })
-        : undefined;
+    const bounds = as === "transaction" ? this.mergeBounds : undefined;
+    const merger = bounds ? new TransactionMerger<Origin>(bounds) : undefined;
     return {
       send: async (bundle, from) => {
         const origin: Origin = { kind: "message", file: from.file, message: from.message };
@@ -203,6 +200,12 @@ export class FhirServerWriter {
     const d = await this.sender.deliver(outgoing);
     this.count(d);
     return d;
+  }
+
+  /** How `--bundle transaction` output is merged (undefined: one transaction per message). */
+  get mergeBounds(): MergeBounds | undefined {
+    const most = this.options.transactionMessages ?? 1;
+    return most > 1 ? { messages: most, entries: this.options.transactionEntries ?? 50 } : undefined;
   }
 
   /** Resources per batch Bundle. */
