@@ -162,6 +162,21 @@ for (let i = 0; i < lines.length; i += BATCH) {
   batches.push(`{"resourceType":"Bundle","type":"batch","entry":[${entries.join(",")}]}`);
 }
 const hl7Bytes = hl7Texts.map((t) => Buffer.from(t));
+/** The transactions the writer sends for the same messages (merged by the built merge.js), as bytes. */
+const distFhir = (f: string) => pathToFileURL(join(root, "dist", "sinks", "fhir-server", f)).href;
+const { TransactionMerger } = (await import(
+  distFhir("merge.js")
+)) as typeof import("../src/sinks/fhir-server/merge.js");
+const { messageBundle, bundleBody } = (await import(
+  distFhir("bundles.js")
+)) as typeof import("../src/sinks/fhir-server/bundles.js");
+const merger = new TransactionMerger<number>({ messages: TX_MESSAGES, entries: TX_ENTRIES });
+const mergedOut = hl7Bundles.flatMap((b, i) => {
+  const { outgoing, fullUrls } = messageBundle(b, "transaction", i);
+  return merger.add({ outgoing, fullUrls });
+});
+mergedOut.push(...merger.drain());
+const mergedBytes = mergedOut.map((o) => bundleBody(o));
 const hl7File = join(dir, "bundles.ndjson");
 writeFileSync(hl7File, `${hl7Texts.join("\n")}\n`);
 /**
@@ -309,46 +324,19 @@ const cases: { name: string; resources: number; run: () => Promise<number | unde
   {
     // What one HTTP exchange per message costs with no writer at all: each Bundle's bytes, made before timing,
     // POSTed one after another on a kept-alive connection, the answer's status checked and its body
-    // dropped. No client sending one transaction per message does less; a writer merging messages can.
+    // dropped. No client sending one transaction per message does less.
     name: "HL7 v2: bare client, 1 exchange/message",
     resources: hl7Resources,
     cpu: true,
-    run: async () => {
-      const agent = new Agent({ keepAlive: true });
-      const u = new URL(`${server.url}/`);
-      const headers = {
-        "content-type": "application/fhir+json",
-        accept: "application/fhir+json",
-        prefer: "return=minimal",
-      };
-      try {
-        for (const body of hl7Bytes) {
-          await new Promise<void>((resolve, reject) => {
-            const req = request(
-              {
-                hostname: u.hostname,
-                port: Number(u.port),
-                path: u.pathname,
-                method: "POST",
-                agent,
-                headers: { ...headers, "content-length": String(body.length) },
-              },
-              (res) => {
-                res.on("data", () => {});
-                res.on("end", () =>
-                  res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`)),
-                );
-              },
-            );
-            req.on("error", reject);
-            req.end(body);
-          });
-        }
-      } finally {
-        agent.destroy();
-      }
-      return undefined;
-    },
+    run: () => bareClient(hl7Bytes),
+  },
+  {
+    // The same with the transactions the writer merges (made before timing by the built merge.js): what
+    // the merged exchanges cost the server and the client with no writer at all.
+    name: "HL7 v2: bare client, merged transactions",
+    resources: hl7Resources,
+    cpu: true,
+    run: () => bareClient(mergedBytes),
   },
   {
     name: "HL7 v2: writer in this thread, HTTP",
@@ -411,6 +399,44 @@ async function hl7InThread(W: typeof FhirServerWriter): Promise<undefined> {
   return undefined;
 }
 
+/** Each body POSTed one after another on a kept-alive connection; the answer's body dropped. */
+async function bareClient(bodies: Buffer[]): Promise<undefined> {
+  const agent = new Agent({ keepAlive: true });
+  const u = new URL(`${server.url}/`);
+  const headers = {
+    "content-type": "application/fhir+json",
+    accept: "application/fhir+json",
+    prefer: "return=minimal",
+  };
+  try {
+    for (const body of bodies) {
+      await new Promise<void>((resolve, reject) => {
+        const req = request(
+          {
+            hostname: u.hostname,
+            port: Number(u.port),
+            path: u.pathname,
+            method: "POST",
+            agent,
+            headers: { ...headers, "content-length": String(body.length) },
+          },
+          (res) => {
+            res.on("data", () => {});
+            res.on("end", () =>
+              res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`)),
+            );
+          },
+        );
+        req.on("error", reject);
+        req.end(body);
+      });
+    }
+  } finally {
+    agent.destroy();
+  }
+  return undefined;
+}
+
 /** Best of ROUNDS rounds after a warm-up, each on an empty repository. */
 async function time(c: (typeof cases)[number]): Promise<{ wall: number; cpu: number }> {
   let wall = 0;
@@ -448,7 +474,7 @@ const omopBase = by("OMOP: direct load (baseline)");
 const hl7Base = by("HL7 v2: direct transactions (baseline)");
 console.log(
   `${lines.length} OMOP resources in batches of ${BATCH}, ${hl7Resources} HL7 v2 resources in ${hl7Texts.length} transactions (${SAME_IDS ? "repeats with the same ids" : "each repeat about other patients"}); ` +
-    `writer: up to ${TX_MESSAGES} messages / ${TX_ENTRIES} entries per transaction (base: 1 message); concurrency ${CONCURRENCY}; validation ${validate ? "on" : "off"}; Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, load ${loadavg()[0]?.toFixed(1)}`,
+    `writer: up to ${TX_MESSAGES} messages / ${TX_ENTRIES} entries per transaction, ${mergedBytes.length} transactions (base: 1 per message); concurrency ${CONCURRENCY}; validation ${validate ? "on" : "off"}; Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, load ${loadavg()[0]?.toFixed(1)}`,
 );
 const own = (name: string) => senderCpuRate[name] ?? Number.NaN;
 console.log(
@@ -510,6 +536,9 @@ console.log(
     ratio_hl7_writer_cpu: ratio(by("HL7 v2: writer in this thread, HTTP").cpu, hl7Base.cpu),
     ratio_hl7_floor_cpu: ratio(by("HL7 v2: bare client, 1 exchange/message").cpu, hl7Base.cpu),
     ratio_hl7_floor: ratio(by("HL7 v2: bare client, 1 exchange/message").wall, hl7Base.wall),
+    hl7_merged_transactions: mergedBytes.length,
+    ratio_hl7_merged_floor: ratio(by("HL7 v2: bare client, merged transactions").wall, hl7Base.wall),
+    ratio_hl7_merged_floor_cpu: ratio(by("HL7 v2: bare client, merged transactions").cpu, hl7Base.cpu),
     ratio_hl7_writer: ratio(by("HL7 v2: writer in this thread, HTTP").wall, hl7Base.wall),
     ratio_hl7_writer_process: ratio(by("HL7 v2: writer process, HTTP").wall, hl7Base.wall),
     ratio_hl7_writer_process_cpu_bound: ratio(
