@@ -24,7 +24,7 @@
 // load. Prints a table and one JSON line. Usage: npx tsx bench/fhir-server.ts [--validate] [--batch N]
 // [--concurrency N] [--rounds N (timed, after one warm-up; default 2)] [--limit N (OMOP resources)]
 // [--only omop|hl7] [--hl7-repeat N] [--hl7-same-ids] [--base DIR] [--transaction-messages N (default 10)]
-// [--transaction-entries N (default 50)]
+// [--transaction-entries N (default 50)] [--interleave (every case once a round, medians: steadier under load)]
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
@@ -46,6 +46,8 @@ const CONCURRENCY = flag("--concurrency", 4);
 const HL7_REPEAT = flag("--hl7-repeat", 20);
 const SAME_IDS = args.includes("--hl7-same-ids");
 const ROUNDS = flag("--rounds", 2);
+/** Rounds interleaved across the cases, the median of each case kept (instead of each case's best in a row). */
+const INTERLEAVE = args.includes("--interleave");
 const LIMIT = flag("--limit", Number.POSITIVE_INFINITY);
 /** `--only hl7` or `--only omop`: the cases of one input (the other's figures print as NaN). */
 const ONLY = args.includes("--only") ? String(args[args.indexOf("--only") + 1]).toLowerCase() : undefined;
@@ -230,6 +232,9 @@ const checkAccepted = (w: FhirServerWriter, expected: number) => {
  * itself over the timed rounds, by case name, in `senderCpuRate`.
  */
 const senderCpuRate: Record<string, number> = {};
+/** The writer process's own rate of its last run, by case name, and (--interleave) each round's. */
+const lastSenderCpu: Record<string, number> = {};
+const senderCpuSamples: Record<string, number[]> = {};
 function sendFromChild(name: string, kind: "records" | "hl7", module = ownModule): Promise<number> {
   const expected = kind === "records" ? lines.length : hl7Resources;
   const options = {
@@ -257,7 +262,8 @@ function sendFromChild(name: string, kind: "records" | "hl7", module = ownModule
       if (code !== 0) return reject(new Error(`sender exited ${code}`));
       const r = JSON.parse(out) as { ms: number; cpu_ms: number; accepted: number };
       if (r.accepted !== expected) return reject(new Error(`sender: ${out}`));
-      senderCpuRate[name] = Math.max(senderCpuRate[name] ?? 0, expected / (r.cpu_ms / 1000));
+      lastSenderCpu[name] = expected / (r.cpu_ms / 1000);
+      senderCpuRate[name] = Math.max(senderCpuRate[name] ?? 0, lastSenderCpu[name]);
       resolve(r.ms);
     });
   });
@@ -437,32 +443,80 @@ async function bareClient(bodies: Buffer[]): Promise<undefined> {
   return undefined;
 }
 
+/** One run of a case on an empty repository: resources per second, and per CPU second of this process. */
+async function once(c: (typeof cases)[number]): Promise<{ wall: number; cpu: number }> {
+  server.repo.clear();
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  const own = await c.run();
+  const seconds = (own ?? performance.now() - t0) / 1000;
+  const used = process.cpuUsage(c0);
+  return { wall: c.resources / seconds, cpu: c.resources / ((used.user + used.system) / 1e6) };
+}
+
 /** Best of ROUNDS rounds after a warm-up, each on an empty repository. */
 async function time(c: (typeof cases)[number]): Promise<{ wall: number; cpu: number }> {
   let wall = 0;
   let cpu = 0;
   for (let round = 0; round <= ROUNDS; round++) {
-    server.repo.clear();
-    const c0 = process.cpuUsage();
-    const t0 = performance.now();
-    const own = await c.run();
-    const seconds = (own ?? performance.now() - t0) / 1000;
-    const used = process.cpuUsage(c0);
+    const r = await once(c);
     if (round === 0) continue;
-    wall = Math.max(wall, c.resources / seconds);
-    cpu = Math.max(cpu, c.resources / ((used.user + used.system) / 1e6));
+    wall = Math.max(wall, r.wall);
+    cpu = Math.max(cpu, r.cpu);
   }
   return { wall, cpu };
 }
 
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+};
+
 const results: { name: string; wall: number; cpu: number; resources: number; hasCpu: boolean }[] = [];
 const cliCase = "OMOP: crossmap map --fhir-server";
-for (const c of cases) {
-  // The CLI maps the whole sample: with --limit it is left out.
-  if (c.name === cliCase && Number.isFinite(LIMIT)) continue;
-  if (ONLY !== undefined && !c.name.toLowerCase().startsWith(ONLY)) continue;
-  results.push({ name: c.name, resources: c.resources, hasCpu: c.cpu, ...(await time(c)) });
-  process.stderr.write(`done: ${c.name}\n`);
+const chosen = cases.filter(
+  (c) =>
+    // The CLI maps the whole sample: with --limit it is left out.
+    !(c.name === cliCase && Number.isFinite(LIMIT)) &&
+    (ONLY === undefined || c.name.toLowerCase().startsWith(ONLY)),
+);
+if (!INTERLEAVE) {
+  for (const c of chosen) {
+    results.push({ name: c.name, resources: c.resources, hasCpu: c.cpu, ...(await time(c)) });
+    process.stderr.write(`done: ${c.name}\n`);
+  }
+} else {
+  // Round by round, every case once a round (after a warm-up of each), the median of each kept: under a
+  // load that drifts, each case sees the same stretches of it.
+  const samples = new Map(chosen.map((c) => [c.name, { wall: [] as number[], cpu: [] as number[] }]));
+  for (let round = 0; round <= ROUNDS; round++) {
+    for (const c of chosen) {
+      const r = await once(c);
+      if (round === 0) continue;
+      const m = samples.get(c.name) as { wall: number[]; cpu: number[] };
+      m.wall.push(r.wall);
+      m.cpu.push(r.cpu);
+      const own = lastSenderCpu[c.name];
+      if (own !== undefined) {
+        const xs = senderCpuSamples[c.name] ?? [];
+        xs.push(own);
+        senderCpuSamples[c.name] = xs;
+      }
+    }
+    process.stderr.write(`round ${round} done\n`);
+  }
+  for (const c of chosen) {
+    const m = samples.get(c.name) as { wall: number[]; cpu: number[] };
+    results.push({
+      name: c.name,
+      resources: c.resources,
+      hasCpu: c.cpu,
+      wall: median(m.wall),
+      cpu: median(m.cpu),
+    });
+  }
+  for (const [name, xs] of Object.entries(senderCpuSamples)) senderCpuRate[name] = median(xs);
 }
 await server.close();
 rmSync(dir, { recursive: true, force: true });
@@ -506,6 +560,8 @@ const figures = (name: string, base: (typeof results)[number]) => {
 console.log(
   JSON.stringify({
     bench: "fhir-server",
+    rounds: ROUNDS,
+    statistic: INTERLEAVE ? "median of interleaved rounds" : "best round of each case",
     node: process.version,
     load: Number(loadavg()[0]?.toFixed(2)),
     validate,
