@@ -36,7 +36,7 @@ export function addFhirServerOptions(command: Command): Command {
     .option(
       "--fhir-transaction-messages <n>",
       "with --fhir-server and --bundle transaction: HL7 v2 messages merged into one transaction at most, when they share no resource (1: one per message)",
-      "10",
+      "1",
     )
     .option(
       "--fhir-transaction-entries <n>",

@@ -227,9 +227,6 @@ describe("a server that rejects what it is sent", () => {
         "fhir",
         "--fhir-concurrency",
         "1",
-        // One transaction per message, as the proxy's script counts requests (merging: the next test).
-        "--fhir-transaction-messages",
-        "1",
         "--errors",
         errors,
         "--fhir-server",
@@ -280,7 +277,7 @@ describe("a server that rejects what it is sent", () => {
       const summary = join(dir, "three-summary.json");
       const r = await runCli([
         ...["map", "-q", "--from", "hl7v2", "--to", "fhir", "--errors", errors, "--summary", summary],
-        ...["--fhir-server", proxy.url, three],
+        ...["--fhir-server", proxy.url, "--fhir-transaction-messages", "10", three],
       ]);
       expect(r.code).toBe(1);
       const fhirIssues = readFileSync(errors, "utf8")

@@ -65,6 +65,9 @@ describe("crossmap map --fhir-server with the HL7 v2 samples", () => {
       summary,
       "--fhir-server",
       server.url,
+      // Merged transactions (the default is one per message): what they write must be the same.
+      "--fhir-transaction-messages",
+      "10",
       input,
     ]);
     runs.push({ ...r, summary: JSON.parse(readFileSync(summary, "utf8")) });
