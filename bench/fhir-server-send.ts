@@ -1,10 +1,11 @@
 // Child process of bench/fhir-server.ts: sends an NDJSON file to a FHIR server with the --fhir-server writer,
 // as `crossmap map` would after mapping, and prints the send's own time and CPU as JSON (so that process
 // start-up is not counted). `records`: a file of resources, sent as batch Bundles; `hl7`: a file of HL7 v2
-// messages' transaction Bundles, each sent as one transaction, the whole file `repeat` times. The writer is
-// this tree's, or the build at `module` (another checkout's dist/sinks/fhir-server/writer.js, for --base).
+// messages' transaction Bundles (merged up to `transactionMessages` per transaction by a writer that can),
+// the whole file `repeat` times. The writer is the build at `module` (a checkout's
+// dist/sinks/fhir-server/writer.js: this tree's, or another's for --base), as `crossmap` runs it.
 // Usage: npx tsx bench/fhir-server-send.ts '{"url":..,"file":..,"kind":"records"|"hl7","batch":N,
-// "concurrency":N,"repeat":N,"module":PATH?}'
+// "concurrency":N,"transactionMessages":N,"transactionEntries":N,"repeat":N,"module":PATH}'
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import type { FhirServerWriter } from "../src/sinks/fhir-server/writer.js";
@@ -15,18 +16,22 @@ const o = JSON.parse(process.argv[2] as string) as {
   kind: "records" | "hl7";
   batch: number;
   concurrency: number;
+  transactionMessages: number;
+  transactionEntries: number;
   repeat?: number;
-  module?: string;
+  module: string;
 };
-const { FhirServerWriter: Writer } = (await import(
-  o.module ? pathToFileURL(o.module).href : "../src/sinks/fhir-server/writer.js"
-)) as { FhirServerWriter: typeof FhirServerWriter };
+const { FhirServerWriter: Writer } = (await import(pathToFileURL(o.module).href)) as {
+  FhirServerWriter: typeof FhirServerWriter;
+};
 const lines = readFileSync(o.file, "utf8").trimEnd().split("\n");
 const writer = new Writer({
   url: o.url,
   authorizationSource: "CROSSMAP_FHIR_AUTHORIZATION",
   batchSize: o.batch,
   concurrency: o.concurrency,
+  transactionMessages: o.transactionMessages,
+  transactionEntries: o.transactionEntries,
   timeoutMs: 600_000,
   retries: 2,
 });

@@ -4,9 +4,13 @@
 // without per-write validation unless --validate, a fresh repository for every round.
 // Data: the OMOP sample (test/fixtures/synthea27nj) mapped to FHIR by the CLI beforehand (not timed), sent
 // as batch Bundles of `PUT Type/id`; and the HL7 v2 samples' transaction Bundles, repeated (each repeat about other patients).
-// Cases: direct load (baseline), the writer in this process over HTTP, and `crossmap map --fhir-server` as a
-// child process (mapping included, wall clock only); for HL7 v2 also a bare node:http client sending the same
-// Bundle bytes (the floor: what one HTTP exchange per message costs with no writer at all).
+// Cases: direct load (baseline: each message's transaction as it is), the writer (dist/, as crossmap runs
+// it) in this process over HTTP and in a process of its own, and `crossmap map --fhir-server` as a child
+// process (mapping included, wall clock only); for HL7 v2 also a bare node:http client sending each
+// message's Bundle bytes, one exchange per message (what that costs with no writer at all: the floor of a
+// writer sending one transaction per message; the writer merges up to --transaction-messages messages with
+// nothing in common into one transaction, at most --transaction-entries entries, as its
+// --fhir-transaction-* flags do, so it may beat that floor).
 // Fair to both sides: the direct load gets each Bundle as JSON text and pays its JSON.parse, as the server
 // does; the writer's input (500-line chunks) is made before timing, as the direct load's Bundle texts are.
 // What HTTP adds is counted (the server's reading and answering, the writer's sending and reading the
@@ -19,7 +23,8 @@
 // the same writer cases in the same run, marked "(base)", so a change is measured against it under the same
 // load. Prints a table and one JSON line. Usage: npx tsx bench/fhir-server.ts [--validate] [--batch N]
 // [--concurrency N] [--rounds N (timed, after one warm-up; default 2)] [--limit N (OMOP resources)]
-// [--only omop|hl7] [--hl7-repeat N] [--hl7-same-ids] [--base DIR]
+// [--only omop|hl7] [--hl7-repeat N] [--hl7-same-ids] [--base DIR] [--transaction-messages N (default 10)]
+// [--transaction-entries N (default 50)] [--interleave (every case once a round, medians: steadier under load)]
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
@@ -27,7 +32,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { FhirRequest } from "@medplum/fhir-router";
-import { FhirServerWriter } from "../src/sinks/fhir-server/writer.js";
+import type { FhirServerWriter } from "../src/sinks/fhir-server/writer.js";
 import { type FhirTestServer, startFhirServer } from "../test/support/fhir-server.js";
 
 const args = process.argv.slice(2);
@@ -41,16 +46,29 @@ const CONCURRENCY = flag("--concurrency", 4);
 const HL7_REPEAT = flag("--hl7-repeat", 20);
 const SAME_IDS = args.includes("--hl7-same-ids");
 const ROUNDS = flag("--rounds", 2);
+/** Rounds interleaved across the cases, the median of each case kept (instead of each case's best in a row). */
+const INTERLEAVE = args.includes("--interleave");
 const LIMIT = flag("--limit", Number.POSITIVE_INFINITY);
 /** `--only hl7` or `--only omop`: the cases of one input (the other's figures print as NaN). */
 const ONLY = args.includes("--only") ? String(args[args.indexOf("--only") + 1]).toLowerCase() : undefined;
 const BASE = args.includes("--base") ? String(args[args.indexOf("--base") + 1]) : undefined;
+/** HL7 v2 messages per transaction at most, and entries (the writer's --fhir-transaction-* flags). */
+const TX_MESSAGES = flag("--transaction-messages", 10);
+const TX_ENTRIES = flag("--transaction-entries", 50);
 const root = fileURLToPath(new URL("..", import.meta.url));
-const baseModule = BASE ? join(BASE, "dist", "sinks", "fhir-server", "writer.js") : undefined;
-const BaseWriter = baseModule
-  ? ((await import(pathToFileURL(baseModule).href)) as { FhirServerWriter: typeof FhirServerWriter })
-      .FhirServerWriter
-  : undefined;
+/**
+ * The writer as `crossmap` runs it: the build in dist/ (`npm run bench` builds first), not the TypeScript
+ * sources through tsx, whose transform wraps every function made at run time in a naming helper (on the
+ * suggester that cost 19% of the CPU against dist/). The base's (--base) is its dist/ as well.
+ */
+const writerModule = (dir: string) => join(dir, "dist", "sinks", "fhir-server", "writer.js");
+const loadWriter = async (module: string) =>
+  ((await import(pathToFileURL(module).href)) as { FhirServerWriter: typeof FhirServerWriter })
+    .FhirServerWriter;
+const ownModule = writerModule(root);
+const OwnWriter = await loadWriter(ownModule);
+const baseModule = BASE ? writerModule(BASE) : undefined;
+const BaseWriter = baseModule ? await loadWriter(baseModule) : undefined;
 const bin = join(root, "bin", "crossmap.js");
 
 // The data, made once with the CLI (not timed).
@@ -146,6 +164,21 @@ for (let i = 0; i < lines.length; i += BATCH) {
   batches.push(`{"resourceType":"Bundle","type":"batch","entry":[${entries.join(",")}]}`);
 }
 const hl7Bytes = hl7Texts.map((t) => Buffer.from(t));
+/** The transactions the writer sends for the same messages (merged by the built merge.js), as bytes. */
+const distFhir = (f: string) => pathToFileURL(join(root, "dist", "sinks", "fhir-server", f)).href;
+const { TransactionMerger } = (await import(
+  distFhir("merge.js")
+)) as typeof import("../src/sinks/fhir-server/merge.js");
+const { messageBundle, bundleBody } = (await import(
+  distFhir("bundles.js")
+)) as typeof import("../src/sinks/fhir-server/bundles.js");
+const merger = new TransactionMerger<number>({ messages: TX_MESSAGES, entries: TX_ENTRIES });
+const mergedOut = hl7Bundles.flatMap((b, i) => {
+  const { outgoing, fullUrls } = messageBundle(b, "transaction", i);
+  return merger.add({ outgoing, fullUrls });
+});
+mergedOut.push(...merger.drain());
+const mergedBytes = mergedOut.map((o) => bundleBody(o));
 const hl7File = join(dir, "bundles.ndjson");
 writeFileSync(hl7File, `${hl7Texts.join("\n")}\n`);
 /**
@@ -172,12 +205,15 @@ async function direct(text: string): Promise<void> {
   if (outcome.id !== "ok") throw new Error(JSON.stringify(outcome));
 }
 
-function writer(W: typeof FhirServerWriter = FhirServerWriter): FhirServerWriter {
+function writer(W: typeof FhirServerWriter): FhirServerWriter {
   return new W({
     url: server.url,
     authorizationSource: "CROSSMAP_FHIR_AUTHORIZATION",
     concurrency: CONCURRENCY,
     batchSize: BATCH,
+    // The base's writer (main before merging) ignores these: one transaction per message.
+    transactionMessages: TX_MESSAGES,
+    transactionEntries: TX_ENTRIES,
     timeoutMs: 600_000,
     // A kept-alive connection the server closes as a request goes out (ECONNRESET) is sent again.
     retries: 2,
@@ -196,7 +232,10 @@ const checkAccepted = (w: FhirServerWriter, expected: number) => {
  * itself over the timed rounds, by case name, in `senderCpuRate`.
  */
 const senderCpuRate: Record<string, number> = {};
-function sendFromChild(name: string, kind: "records" | "hl7", module?: string): Promise<number> {
+/** The writer process's own rate of its last run, by case name, and (--interleave) each round's. */
+const lastSenderCpu: Record<string, number> = {};
+const senderCpuSamples: Record<string, number[]> = {};
+function sendFromChild(name: string, kind: "records" | "hl7", module = ownModule): Promise<number> {
   const expected = kind === "records" ? lines.length : hl7Resources;
   const options = {
     url: server.url,
@@ -204,7 +243,9 @@ function sendFromChild(name: string, kind: "records" | "hl7", module?: string): 
     kind,
     batch: BATCH,
     concurrency: CONCURRENCY,
-    ...(module ? { module } : {}),
+    transactionMessages: TX_MESSAGES,
+    transactionEntries: TX_ENTRIES,
+    module,
   };
   return new Promise((resolve, reject) => {
     const child = spawn(
@@ -221,7 +262,8 @@ function sendFromChild(name: string, kind: "records" | "hl7", module?: string): 
       if (code !== 0) return reject(new Error(`sender exited ${code}`));
       const r = JSON.parse(out) as { ms: number; cpu_ms: number; accepted: number };
       if (r.accepted !== expected) return reject(new Error(`sender: ${out}`));
-      senderCpuRate[name] = Math.max(senderCpuRate[name] ?? 0, expected / (r.cpu_ms / 1000));
+      lastSenderCpu[name] = expected / (r.cpu_ms / 1000);
+      senderCpuRate[name] = Math.max(senderCpuRate[name] ?? 0, lastSenderCpu[name]);
       resolve(r.ms);
     });
   });
@@ -248,7 +290,7 @@ const cases: { name: string; resources: number; run: () => Promise<number | unde
     name: "OMOP: writer in this thread, HTTP",
     resources: lines.length,
     cpu: true,
-    run: () => omopInThread(FhirServerWriter),
+    run: () => omopInThread(OwnWriter),
   },
   {
     name: "OMOP: crossmap map --fhir-server",
@@ -288,52 +330,25 @@ const cases: { name: string; resources: number; run: () => Promise<number | unde
   {
     // What one HTTP exchange per message costs with no writer at all: each Bundle's bytes, made before timing,
     // POSTed one after another on a kept-alive connection, the answer's status checked and its body
-    // dropped. No client does less; the writer's case cannot do better than this one.
-    name: "HL7 v2: bare node:http client (floor)",
+    // dropped. No client sending one transaction per message does less.
+    name: "HL7 v2: bare client, 1 exchange/message",
     resources: hl7Resources,
     cpu: true,
-    run: async () => {
-      const agent = new Agent({ keepAlive: true });
-      const u = new URL(`${server.url}/`);
-      const headers = {
-        "content-type": "application/fhir+json",
-        accept: "application/fhir+json",
-        prefer: "return=minimal",
-      };
-      try {
-        for (const body of hl7Bytes) {
-          await new Promise<void>((resolve, reject) => {
-            const req = request(
-              {
-                hostname: u.hostname,
-                port: Number(u.port),
-                path: u.pathname,
-                method: "POST",
-                agent,
-                headers: { ...headers, "content-length": String(body.length) },
-              },
-              (res) => {
-                res.on("data", () => {});
-                res.on("end", () =>
-                  res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`)),
-                );
-              },
-            );
-            req.on("error", reject);
-            req.end(body);
-          });
-        }
-      } finally {
-        agent.destroy();
-      }
-      return undefined;
-    },
+    run: () => bareClient(hl7Bytes),
+  },
+  {
+    // The same with the transactions the writer merges (made before timing by the built merge.js): what
+    // the merged exchanges cost the server and the client with no writer at all.
+    name: "HL7 v2: bare client, merged transactions",
+    resources: hl7Resources,
+    cpu: true,
+    run: () => bareClient(mergedBytes),
   },
   {
     name: "HL7 v2: writer in this thread, HTTP",
     resources: hl7Resources,
     cpu: true,
-    run: () => hl7InThread(FhirServerWriter),
+    run: () => hl7InThread(OwnWriter),
   },
 ];
 if (BaseWriter !== undefined && baseModule !== undefined) {
@@ -390,32 +405,118 @@ async function hl7InThread(W: typeof FhirServerWriter): Promise<undefined> {
   return undefined;
 }
 
+/** Each body POSTed one after another on a kept-alive connection; the answer's body dropped. */
+async function bareClient(bodies: Buffer[]): Promise<undefined> {
+  const agent = new Agent({ keepAlive: true });
+  const u = new URL(`${server.url}/`);
+  const headers = {
+    "content-type": "application/fhir+json",
+    accept: "application/fhir+json",
+    prefer: "return=minimal",
+  };
+  try {
+    for (const body of bodies) {
+      await new Promise<void>((resolve, reject) => {
+        const req = request(
+          {
+            hostname: u.hostname,
+            port: Number(u.port),
+            path: u.pathname,
+            method: "POST",
+            agent,
+            headers: { ...headers, "content-length": String(body.length) },
+          },
+          (res) => {
+            res.on("data", () => {});
+            res.on("end", () =>
+              res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`)),
+            );
+          },
+        );
+        req.on("error", reject);
+        req.end(body);
+      });
+    }
+  } finally {
+    agent.destroy();
+  }
+  return undefined;
+}
+
+/** One run of a case on an empty repository: resources per second, and per CPU second of this process. */
+async function once(c: (typeof cases)[number]): Promise<{ wall: number; cpu: number }> {
+  server.repo.clear();
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  const own = await c.run();
+  const seconds = (own ?? performance.now() - t0) / 1000;
+  const used = process.cpuUsage(c0);
+  return { wall: c.resources / seconds, cpu: c.resources / ((used.user + used.system) / 1e6) };
+}
+
 /** Best of ROUNDS rounds after a warm-up, each on an empty repository. */
 async function time(c: (typeof cases)[number]): Promise<{ wall: number; cpu: number }> {
   let wall = 0;
   let cpu = 0;
   for (let round = 0; round <= ROUNDS; round++) {
-    server.repo.clear();
-    const c0 = process.cpuUsage();
-    const t0 = performance.now();
-    const own = await c.run();
-    const seconds = (own ?? performance.now() - t0) / 1000;
-    const used = process.cpuUsage(c0);
+    const r = await once(c);
     if (round === 0) continue;
-    wall = Math.max(wall, c.resources / seconds);
-    cpu = Math.max(cpu, c.resources / ((used.user + used.system) / 1e6));
+    wall = Math.max(wall, r.wall);
+    cpu = Math.max(cpu, r.cpu);
   }
   return { wall, cpu };
 }
 
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+};
+
 const results: { name: string; wall: number; cpu: number; resources: number; hasCpu: boolean }[] = [];
 const cliCase = "OMOP: crossmap map --fhir-server";
-for (const c of cases) {
-  // The CLI maps the whole sample: with --limit it is left out.
-  if (c.name === cliCase && Number.isFinite(LIMIT)) continue;
-  if (ONLY !== undefined && !c.name.toLowerCase().startsWith(ONLY)) continue;
-  results.push({ name: c.name, resources: c.resources, hasCpu: c.cpu, ...(await time(c)) });
-  process.stderr.write(`done: ${c.name}\n`);
+const chosen = cases.filter(
+  (c) =>
+    // The CLI maps the whole sample: with --limit it is left out.
+    !(c.name === cliCase && Number.isFinite(LIMIT)) &&
+    (ONLY === undefined || c.name.toLowerCase().startsWith(ONLY)),
+);
+if (!INTERLEAVE) {
+  for (const c of chosen) {
+    results.push({ name: c.name, resources: c.resources, hasCpu: c.cpu, ...(await time(c)) });
+    process.stderr.write(`done: ${c.name}\n`);
+  }
+} else {
+  // Round by round, every case once a round (after a warm-up of each), the median of each kept: under a
+  // load that drifts, each case sees the same stretches of it.
+  const samples = new Map(chosen.map((c) => [c.name, { wall: [] as number[], cpu: [] as number[] }]));
+  for (let round = 0; round <= ROUNDS; round++) {
+    for (const c of chosen) {
+      const r = await once(c);
+      if (round === 0) continue;
+      const m = samples.get(c.name) as { wall: number[]; cpu: number[] };
+      m.wall.push(r.wall);
+      m.cpu.push(r.cpu);
+      const own = lastSenderCpu[c.name];
+      if (own !== undefined) {
+        const xs = senderCpuSamples[c.name] ?? [];
+        xs.push(own);
+        senderCpuSamples[c.name] = xs;
+      }
+    }
+    process.stderr.write(`round ${round} done\n`);
+  }
+  for (const c of chosen) {
+    const m = samples.get(c.name) as { wall: number[]; cpu: number[] };
+    results.push({
+      name: c.name,
+      resources: c.resources,
+      hasCpu: c.cpu,
+      wall: median(m.wall),
+      cpu: median(m.cpu),
+    });
+  }
+  for (const [name, xs] of Object.entries(senderCpuSamples)) senderCpuRate[name] = median(xs);
 }
 await server.close();
 rmSync(dir, { recursive: true, force: true });
@@ -427,7 +528,7 @@ const omopBase = by("OMOP: direct load (baseline)");
 const hl7Base = by("HL7 v2: direct transactions (baseline)");
 console.log(
   `${lines.length} OMOP resources in batches of ${BATCH}, ${hl7Resources} HL7 v2 resources in ${hl7Texts.length} transactions (${SAME_IDS ? "repeats with the same ids" : "each repeat about other patients"}); ` +
-    `concurrency ${CONCURRENCY}; validation ${validate ? "on" : "off"}; Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, load ${loadavg()[0]?.toFixed(1)}`,
+    `writer: up to ${TX_MESSAGES} messages / ${TX_ENTRIES} entries per transaction, ${mergedBytes.length} transactions (base: 1 per message); concurrency ${CONCURRENCY}; validation ${validate ? "on" : "off"}; Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, load ${loadavg()[0]?.toFixed(1)}`,
 );
 const own = (name: string) => senderCpuRate[name] ?? Number.NaN;
 console.log(
@@ -459,11 +560,15 @@ const figures = (name: string, base: (typeof results)[number]) => {
 console.log(
   JSON.stringify({
     bench: "fhir-server",
+    rounds: ROUNDS,
+    statistic: INTERLEAVE ? "median of interleaved rounds" : "best round of each case",
     node: process.version,
     load: Number(loadavg()[0]?.toFixed(2)),
     validate,
     batch: BATCH,
     concurrency: CONCURRENCY,
+    transaction_messages: TX_MESSAGES,
+    transaction_entries: TX_ENTRIES,
     omop_resources: lines.length,
     hl7_resources: hl7Resources,
     hl7_same_ids: SAME_IDS,
@@ -485,8 +590,11 @@ console.log(
     ratio_omop_cli: ratio(results.find((r) => r.name === cliCase)?.wall ?? Number.NaN, omopBase.wall),
     ratio_omop_writer_cpu: ratio(by("OMOP: writer in this thread, HTTP").cpu, omopBase.cpu),
     ratio_hl7_writer_cpu: ratio(by("HL7 v2: writer in this thread, HTTP").cpu, hl7Base.cpu),
-    ratio_hl7_floor_cpu: ratio(by("HL7 v2: bare node:http client (floor)").cpu, hl7Base.cpu),
-    ratio_hl7_floor: ratio(by("HL7 v2: bare node:http client (floor)").wall, hl7Base.wall),
+    ratio_hl7_floor_cpu: ratio(by("HL7 v2: bare client, 1 exchange/message").cpu, hl7Base.cpu),
+    ratio_hl7_floor: ratio(by("HL7 v2: bare client, 1 exchange/message").wall, hl7Base.wall),
+    hl7_merged_transactions: mergedBytes.length,
+    ratio_hl7_merged_floor: ratio(by("HL7 v2: bare client, merged transactions").wall, hl7Base.wall),
+    ratio_hl7_merged_floor_cpu: ratio(by("HL7 v2: bare client, merged transactions").cpu, hl7Base.cpu),
     ratio_hl7_writer: ratio(by("HL7 v2: writer in this thread, HTTP").wall, hl7Base.wall),
     ratio_hl7_writer_process: ratio(by("HL7 v2: writer process, HTTP").wall, hl7Base.wall),
     ratio_hl7_writer_process_cpu_bound: ratio(

@@ -14,6 +14,8 @@ export interface FhirServerFlags {
   fhirAuthEnv: string;
   fhirBatchSize: string;
   fhirConcurrency: string;
+  fhirTransactionMessages: string;
+  fhirTransactionEntries: string;
   fhirRetries: string;
   fhirTimeout: string;
 }
@@ -31,6 +33,16 @@ export function addFhirServerOptions(command: Command): Command {
       ).default(DEFAULT_AUTH_ENV),
     )
     .option("--fhir-batch-size <n>", "with --fhir-server: resources per batch Bundle (NDJSON output)", "100")
+    .option(
+      "--fhir-transaction-messages <n>",
+      "with --fhir-server and --bundle transaction: HL7 v2 messages merged into one transaction at most, when they share no resource (1: one per message)",
+      "1",
+    )
+    .option(
+      "--fhir-transaction-entries <n>",
+      "with --fhir-server: entries per merged transaction at most (a larger message goes alone)",
+      "50",
+    )
     .option("--fhir-concurrency <n>", "with --fhir-server: Bundles in flight at once", "4")
     .option("--fhir-retries <n>", "with --fhir-server: tries again on 429, 5xx and timeouts", "8")
     .option("--fhir-timeout <seconds>", "with --fhir-server: seconds to wait for an answer", "60");
@@ -81,6 +93,8 @@ export async function fhirServerWriter(
     authorizationSource: flags.fhirAuthEnv,
     batchSize: whole("--fhir-batch-size", flags.fhirBatchSize, 1, 10_000),
     concurrency: whole("--fhir-concurrency", flags.fhirConcurrency, 1, 64),
+    transactionMessages: whole("--fhir-transaction-messages", flags.fhirTransactionMessages, 1, 1000),
+    transactionEntries: whole("--fhir-transaction-entries", flags.fhirTransactionEntries, 1, 10_000),
     retries: whole("--fhir-retries", flags.fhirRetries, 0, 100),
     timeoutMs: whole("--fhir-timeout", flags.fhirTimeout, 1, 3600) * 1000,
     ...(progress ? { progress } : {}),

@@ -256,6 +256,62 @@ describe("a server that rejects what it is sent", () => {
     }
   }, 60_000);
 
+  it("sends again one by one the messages of a merged transaction it refuses: the good land, the bad is one issue", async () => {
+    plain.repo.clear();
+    // The server refuses any transaction with the second message's patient (BROS) in it, as a server's
+    // business rule would: the merged transaction of all three, then that message's own.
+    const proxy = await startFlakyProxy(plain.url, (_n, body) =>
+      body.includes('"family":"BROS"')
+        ? { status: 422, diagnostics: "Patient.name: too many names" }
+        : { forward: true },
+    );
+    try {
+      const three = join(dir, "three.hl7");
+      writeFileSync(
+        three,
+        ["ADT-A01-02.hl7", "ADT04-23.hl7", "ADT04-28.hl7"]
+          .map((f) => readFileSync(join(SAMPLES, f), "utf8").trimEnd())
+          .join("\r"),
+      );
+      const errors = join(dir, "three-errors.ndjson");
+      const summary = join(dir, "three-summary.json");
+      const r = await runCli([
+        ...["map", "-q", "--from", "hl7v2", "--to", "fhir", "--errors", errors, "--summary", summary],
+        ...["--fhir-server", proxy.url, "--fhir-transaction-messages", "10", three],
+      ]);
+      expect(r.code).toBe(1);
+      const fhirIssues = readFileSync(errors, "utf8")
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l))
+        .filter((i) => i.code.startsWith("fhir_"));
+      expect(fhirIssues).toEqual([
+        {
+          file: three,
+          message_index: 2,
+          code: "fhir_rejected",
+          severity: "error",
+          message: "transaction of 12 entries rejected: 422: processing: Patient.name: too many names",
+        },
+      ]);
+      // One merged transaction of the three (refused), then each message's own.
+      expect(proxy.seen).toEqual(["422", "200", "422", "200"]);
+      expect(JSON.parse(readFileSync(summary, "utf8")).fhir_server).toMatchObject({
+        bundles: 4,
+        resources_sent: 33,
+        accepted: 21,
+        rejected: 12,
+      });
+      const families = (await plain.all("Patient")).map(
+        (p) => (p as { name?: { family?: string }[] }).name?.[0]?.family,
+      );
+      expect(families.sort()).toEqual(["Bixby", "EVERYMAN"]);
+      expect(await unresolvedReferences(plain)).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
+
   it("stops at once, exit 2, when the server refuses the credentials, naming the variable (never its value)", async () => {
     const proxy = await startFlakyProxy(plain.url, () => ({ status: 401, diagnostics: "token expired" }));
     try {

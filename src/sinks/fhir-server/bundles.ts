@@ -16,6 +16,11 @@ export interface Outgoing<O> {
   origins: O[];
   /** What the Bundle writes (`Patient/1`, `Patient?identifier=...`): Bundles sharing one go in order. */
   keys: string[];
+  /**
+   * The messages' own transactions when this one is several merged (merge.ts): a transaction is all or
+   * nothing, so when the server refuses the merged one each is sent again alone, to name the one it refuses.
+   */
+  parts?: Outgoing<O>[];
 }
 
 const bundleHead = (o: Outgoing<unknown>): string =>
@@ -175,7 +180,7 @@ export function messageBundle<O>(
   bundle: Record<string, unknown>,
   as: "transaction" | "batch",
   origin: O,
-): { outgoing: Outgoing<O>; unresolved: string[] } {
+): { outgoing: Outgoing<O>; unresolved: string[]; fullUrls: string[] } {
   const entries = (Array.isArray(bundle.entry) ? bundle.entry : []) as BundleEntryLike[];
   const unresolved: string[] = [];
   let texts: string[];
@@ -201,7 +206,9 @@ export function messageBundle<O>(
     keys: entries.map((e) => keyOf(e.request)).filter((k): k is string => k !== undefined),
   };
   if (typeof bundle.id === "string") outgoing.id = bundle.id;
-  return { outgoing, unresolved };
+  const fullUrls: string[] = [];
+  for (const e of entries) if (typeof e.fullUrl === "string") fullUrls.push(e.fullUrl);
+  return { outgoing, unresolved, fullUrls };
 }
 
 /** A copy of `node` with its references to local entries rewritten (only what changes is copied). */

@@ -9,18 +9,21 @@ import type { FhirOrigin, FhirServerWriter } from "./writer.js";
 
 type FeedIssue = Hl7v2Issue | RunIssue;
 
+/** What the server said about an entry or a message's transaction, as an issue of the feed message `where`. */
+export const feedIssue = (where: string, r: Rejection<FhirOrigin>): FeedIssue => ({
+  file: where,
+  ...(r.origin.kind === "record" ? { entity: r.origin.entity, target: r.origin.target } : {}),
+  code: r.code,
+  severity: "error",
+  message: `${r.request} ${r.code === "fhir_gave_up" ? "not accepted" : "rejected"}: ${r.message}`,
+});
+
 export function feedDelivery(
   writer: FhirServerWriter,
   kind: "bundle" | "records",
   as: "transaction" | "batch",
 ): (payload: string, where: string) => Promise<FeedIssue[]> {
-  const issue = (where: string, r: Rejection<FhirOrigin>): FeedIssue => ({
-    file: where,
-    ...(r.origin.kind === "record" ? { entity: r.origin.entity, target: r.origin.target } : {}),
-    code: r.code,
-    severity: "error",
-    message: `${r.request} ${r.code === "fhir_gave_up" ? "not accepted" : "rejected"}: ${r.message}`,
-  });
+  const issue = feedIssue;
   if (kind === "bundle") {
     return async (payload, where) => {
       const origin: FhirOrigin = { kind: "message", file: where, message: 1 };

@@ -21,6 +21,8 @@ export interface Rejection<O> {
 export interface Delivery<O> {
   accepted: number;
   rejected: Rejection<O>[];
+  /** Transactions sent again one message each, after the server refused the merged one they were in. */
+  resent?: number;
 }
 
 const statusOf = (s: unknown): number => {
@@ -39,8 +41,29 @@ export class Sender {
   async deliver<O>(out: Outgoing<O>): Promise<Delivery<O>> {
     const answer = await this.client.postBundle(bundleBody(out));
     this.refuseAccess(answer);
-    if (out.type === "transaction") return this.transaction(out, answer);
+    if (out.type === "transaction") {
+      if (out.parts !== undefined && (answer.status < 200 || answer.status >= 300))
+        return this.split(out.parts);
+      return this.transaction(out, answer);
+    }
     return this.batch(out, answer);
+  }
+
+  /**
+   * The messages of a merged transaction the server refused, each sent again as its own: the refusal is all
+   * or nothing and names no message, so this finds which the server refuses (an issue each) and lets the
+   * others land, as if they had never been merged. Only a refusal gets here: the client already tried again
+   * on 429/5xx, sending the merged one as it was. One after another: they share no resource, so any order
+   * does, and a refusal is rare enough not to need more.
+   */
+  private async split<O>(parts: Outgoing<O>[]): Promise<Delivery<O>> {
+    const delivery: Delivery<O> = { accepted: 0, rejected: [], resent: parts.length };
+    for (const part of parts) {
+      const d = await this.deliver(part);
+      delivery.accepted += d.accepted;
+      for (const r of d.rejected) delivery.rejected.push(r);
+    }
+    return delivery;
   }
 
   /** 401 and 403 stop the run: no later Bundle would fare better, and the issues would hide the cause. */

@@ -11,6 +11,7 @@ import { messageBundle, type Outgoing, resourceEntry } from "./bundles.js";
 import { FhirClient } from "./client.js";
 import { Dispatcher } from "./dispatcher.js";
 import { IssueLog } from "./issue-log.js";
+import { type MergeBounds, searches, TransactionMerger } from "./merge.js";
 import { type Delivery, type Rejection, Sender } from "./sender.js";
 
 export interface FhirServerOptions {
@@ -24,6 +25,13 @@ export interface FhirServerOptions {
   concurrency: number;
   /** Resources per batch Bundle (NDJSON output). */
   batchSize: number;
+  /**
+   * HL7 v2 messages per transaction at most, with `--bundle transaction` (default 1: one transaction per
+   * message): consecutive messages with nothing in common are merged (merge.ts).
+   */
+  transactionMessages?: number;
+  /** Entries per merged transaction at most (default 50); a larger message goes alone. */
+  transactionEntries?: number;
   timeoutMs: number;
   retries: number;
   backoffMs?: number;
@@ -148,12 +156,17 @@ export class FhirServerWriter {
     };
   }
 
-  /** The sink of the HL7 v2 path: each message's transaction Bundle, sent as one (or as a batch). */
+  /**
+   * The sink of the HL7 v2 path: each message's transaction Bundle, sent as one (or as a batch); with
+   * `transactionMessages` > 1, consecutive transactions with nothing in common go as one (merge.ts).
+   */
   messages(as: "transaction" | "batch"): BundleSink {
+    const bounds = as === "transaction" ? this.mergeBounds : undefined;
+    const merger = bounds ? new TransactionMerger<Origin>(bounds) : undefined;
     return {
       send: async (bundle, from) => {
         const origin: Origin = { kind: "message", file: from.file, message: from.message };
-        const { outgoing, unresolved } = messageBundle(bundle, as, origin);
+        const { outgoing, unresolved, fullUrls } = messageBundle(bundle, as, origin);
         if (outgoing.entries.length === 0) return;
         if (unresolved.length > 0) {
           this.counts.rejected += outgoing.entries.length;
@@ -165,10 +178,15 @@ export class FhirServerWriter {
           );
           return;
         }
-        await this.submit(outgoing);
+        if (merger === undefined) return this.submit(outgoing);
+        for (const ready of merger.add({ outgoing, fullUrls, alone: searches(outgoing) }))
+          await this.submit(ready);
       },
-      commit: () => this.finish(),
-      abort: () => this.stop(0),
+      commit: async () => {
+        for (const last of merger?.drain() ?? []) await this.submit(last);
+        await this.finish();
+      },
+      abort: () => this.stop(merger?.pending ?? 0),
     };
   }
 
@@ -182,6 +200,12 @@ export class FhirServerWriter {
     const d = await this.sender.deliver(outgoing);
     this.count(d);
     return d;
+  }
+
+  /** How `--bundle transaction` output is merged (undefined: one transaction per message). */
+  get mergeBounds(): MergeBounds | undefined {
+    const most = this.options.transactionMessages ?? 1;
+    return most > 1 ? { messages: most, entries: this.options.transactionEntries ?? 50 } : undefined;
   }
 
   /** Resources per batch Bundle. */
@@ -227,6 +251,7 @@ export class FhirServerWriter {
   }
 
   private count(d: Delivery<Origin>): void {
+    this.counts.bundles += d.resent ?? 0;
     this.counts.accepted += d.accepted;
     for (const r of d.rejected) this.counts.rejected += r.resources;
   }

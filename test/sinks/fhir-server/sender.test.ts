@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Outgoing } from "../../../src/sinks/fhir-server/bundles.js";
 import { FhirClient } from "../../../src/sinks/fhir-server/client.js";
+import { merged as merge } from "../../../src/sinks/fhir-server/merge.js";
 import { Sender } from "../../../src/sinks/fhir-server/sender.js";
 import { oo, type Scripted, type ScriptedServer, scriptedServer } from "./scripted-server.js";
 
@@ -156,6 +157,43 @@ describe("Sender, transaction Bundles", () => {
         },
       ],
     });
+  });
+
+  it("sends the messages of a refused merged transaction again one each: the good land, the bad is named", async () => {
+    const part = (msg: string, ids: string[]): Outgoing<string> => ({
+      ...batch(ids),
+      type: "transaction",
+      id: msg,
+      origins: ids.map(() => msg),
+    });
+    const parts = [part("msg 1", ["a", "b"]), part("msg 2", ["bad"]), part("msg 3", ["c"])];
+    const merged = merge(parts);
+    server = await scriptedServer((_n, body) =>
+      body.includes('"bad"')
+        ? { status: 400, body: oo("invalid", "Invalid date format", ["Patient.birthDate"]) }
+        : { status: 200, body: { resourceType: "Bundle", type: "transaction-response" } },
+    );
+    expect(await sender(server.url).deliver(merged)).toEqual({
+      accepted: 3,
+      resent: 3,
+      rejected: [
+        {
+          origin: "msg 2",
+          request: "transaction of 1 entry",
+          status: 400,
+          code: "fhir_rejected",
+          message: "400: invalid: Invalid date format (Patient.birthDate)",
+          resources: 1,
+        },
+      ],
+    });
+    // The merged one first (no Bundle id: it is no message's), then each message's own, as it was.
+    expect(server.requests.map((r) => JSON.parse(r.body).id ?? sentIds(r.body).join(","))).toEqual([
+      "a,b,bad,c",
+      "msg 1",
+      "msg 2",
+      "msg 3",
+    ]);
   });
 
   it("stops everything on 401 and 403, naming the variable the header came from", async () => {
