@@ -3,6 +3,10 @@ import { defineConfig } from "vitest/config";
 // Integration tests spawn processes and open real ports and LMDB files; give them room on a 2-core CI box
 // (and on a development box shared with other work: the longest test takes ~20 s alone).
 const timeouts = { testTimeout: 90_000, hookTimeout: 120_000 };
+// Records the tests skipped because a system tool (chromium, nats-server) is missing and lists them in the
+// run's closing lines; CROSSMAP_REQUIRE_TOOLS=1 turns such a skip into a failed run (.ci/run). In both
+// projects: it also refuses an unknown name in CROSSMAP_HIDE_TOOLS, whichever files a run selects.
+const globalSetup = ["./test/support/tool-skips.ts"];
 
 export default defineConfig({
   test: {
@@ -21,6 +25,7 @@ export default defineConfig({
           include: ["test/**/*.test.ts"],
           exclude: ["test/**/*.int.test.ts", "test/**/*.e2e.test.ts"],
           isolate: false,
+          globalSetup,
           ...timeouts,
         },
       },
@@ -28,10 +33,7 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["test/**/*.int.test.ts", "test/**/*.e2e.test.ts"],
-          // Records the tests skipped because a system tool (chromium, nats-server) is missing and lists
-          // them in the run's closing lines; CROSSMAP_REQUIRE_TOOLS=1 turns such a skip into a failed run
-          // (.ci/run).
-          globalSetup: ["./test/support/tool-skips.ts"],
+          globalSetup,
           ...timeouts,
         },
       },
