@@ -97,7 +97,7 @@ function kindRoutes<K extends ItemKind>(spec: KindSpec<K>): AnyRoute[] {
       access: "write",
       body: chooseBody,
       response: out,
-      errors: [401, 403, 404, 409, 412, 413, 422],
+      errors: REVIEW_ERRORS,
       ifMatch: true,
       handle: async ({ params, stores, principal, ifMatch, body }) => {
         const after = await choose(stores, kind, {

@@ -23,7 +23,6 @@ export function feedDelivery(
   kind: "bundle" | "records",
   as: "transaction" | "batch",
 ): (payload: string, where: string) => Promise<FeedIssue[]> {
-  const issue = feedIssue;
   if (kind === "bundle") {
     return async (payload, where) => {
       const origin: FhirOrigin = { kind: "message", file: where, message: 1 };
@@ -39,7 +38,7 @@ export function feedDelivery(
           },
         ];
       }
-      return (await writer.deliverNow(outgoing)).rejected.map((r) => issue(where, r));
+      return (await writer.deliverNow(outgoing)).rejected.map((r) => feedIssue(where, r));
     };
   }
   return async (payload, where) => {
@@ -47,7 +46,7 @@ export function feedDelivery(
     let batch: Outgoing<FhirOrigin> = { type: "batch", entries: [], requests: [], origins: [], keys: [] };
     const send = async () => {
       if (batch.entries.length === 0) return;
-      for (const r of (await writer.deliverNow(batch)).rejected) issues.push(issue(where, r));
+      for (const r of (await writer.deliverNow(batch)).rejected) issues.push(feedIssue(where, r));
       batch = { type: "batch", entries: [], requests: [], origins: [], keys: [] };
     };
     for (const line of payload.split("\n")) {
