@@ -259,8 +259,49 @@ export interface Entity {
   fields: { name: string }[];
 }
 
-/** Table and column pickers from the target model's definition (crossmaps/standards/), or free text. */
+/**
+ * Table and column pickers from the target model's definition (crossmaps/standards/), or free text where
+ * there is none (`entities` null). While the definition is being read (undefined), the pickers wait,
+ * disabled: free text first and pickers a moment later would drop what the reviewer had begun to type.
+ */
 export function SchemaOverride(props: {
+  item: SchemaItem;
+  entities: Entity[] | null | undefined;
+  onPick: (table: string, column: string) => void;
+  onClose: () => void;
+}) {
+  const entities = props.entities;
+  if (entities === undefined) {
+    return (
+      <Modal
+        title={`Override ${props.item.source_table ?? ""}.${props.item.source_column}`}
+        onClose={props.onClose}
+      >
+        <form onSubmit={(e) => e.preventDefault()}>
+          <label for="target-table">Target table</label>
+          <select id="target-table" disabled>
+            <option>reading the target model…</option>
+          </select>
+          <label for="target-column">Target column</label>
+          <select id="target-column" disabled>
+            <option>reading the target model…</option>
+          </select>
+          <div class="buttons">
+            <button type="submit" disabled>
+              Override
+            </button>
+            <button type="button" onClick={props.onClose}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      </Modal>
+    );
+  }
+  return <SchemaPickers {...props} entities={entities} />;
+}
+
+function SchemaPickers(props: {
   item: SchemaItem;
   entities: Entity[] | null;
   onPick: (table: string, column: string) => void;

@@ -18,7 +18,9 @@ export interface ListReport {
 export function useItemList(projectId: string, base: string, concept: boolean, report: ListReport) {
   const { fail } = report;
   const [project, setProject] = useState<Project | null>(null);
-  const [entities, setEntities] = useState<Entity[] | null>(null);
+  // The target model's tables and columns for the schema override: undefined while they are being read,
+  // null when there are none to read (no target model, or the read failed: the override takes free text).
+  const [entities, setEntities] = useState<Entity[] | null | undefined>(undefined);
   const [filters, setFilters] = useState<Filters>({
     ...NO_FILTERS,
     sort: concept ? "-source_frequency" : "id",
@@ -65,7 +67,7 @@ export function useItemList(projectId: string, base: string, concept: boolean, r
           get<{ entities: Entity[] }>(`/api/v1/standards/${encodeURIComponent(p.target_model)}/entities`)
             .then((s) => setEntities(s.entities))
             .catch(() => setEntities(null));
-        }
+        } else setEntities(null);
       })
       .catch(fail);
   }, [projectId, concept]);

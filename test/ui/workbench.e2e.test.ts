@@ -358,12 +358,26 @@ describeChromium("the review workbench in chromium", () => {
     await axe("keys");
     await shot("keys");
     await page.keyboard.press("Escape");
+    // The target model's definition is held back until the dialog is open: while it is being read the
+    // pickers wait, disabled (they once showed free text that became pickers a moment later).
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route("**/api/v1/standards/**", async (route) => {
+      await held;
+      await route.continue();
+    });
     await page.getByRole("link", { name: "Schema items" }).click();
     await expect.poll(() => paging().textContent()).toBe("1–1 of 1");
     await page.locator("tbody tr[tabindex='0']").focus();
     await page.keyboard.press("o");
     await page.getByRole("dialog", { name: "Override patients.sex" }).waitFor();
+    expect(await page.getByLabel("Target column").isDisabled()).toBe(true);
+    expect(await page.getByLabel("Target column").textContent()).toBe("reading the target model…");
+    release();
     await page.getByLabel("Target column").selectOption("gender_concept_id");
+    await page.unroute("**/api/v1/standards/**");
     await axe("schema override");
     await page.getByRole("button", { name: "Override", exact: true }).click();
     await expect.poll(() => status().textContent()).toBe("Overrode s1 (version 2)");
