@@ -97,11 +97,14 @@ describe("crossmap map --fhir-server with the HL7 v2 samples", () => {
     for (const run of runs) {
       const s = run.summary as { bundles: number; records_out: number; fhir_server: Record<string, unknown> };
       expect(s.bundles).toBe(44);
-      // 44 messages in 30 transactions: a message joins the transaction being made unless it shares a
-      // resource with it (15 of the 22 samples are about one patient); 10 messages or 50 entries at most.
+      // The messages ready when a request can start go as one transaction (10 messages or 50 entries at
+      // most); how many are ready depends on when the server answers, so the count of transactions is not
+      // fixed: fewer than the 44 messages (the pipeline hands them over together), never fewer than 5.
+      const bundles = s.fhir_server.bundles as number;
+      expect(bundles).toBeLessThan(44);
+      expect(bundles).toBeGreaterThanOrEqual(5);
       expect(s.fhir_server).toMatchObject({
         url: server.url,
-        bundles: 30,
         resources_sent: s.records_out,
         accepted: s.records_out,
         rejected: 0,
@@ -115,7 +118,9 @@ describe("crossmap map --fhir-server with the HL7 v2 samples", () => {
     expect(readFileSync(errors, "utf8")).not.toContain('"code":"fhir_');
     const posts = server.log.filter((l) => l.method === "POST");
     // Every one accepted as it was sent: none refused and sent again message by message.
-    expect(posts.length).toBe(60);
+    expect(posts.length).toBe(
+      runs.reduce((n, r) => n + (r.summary.fhir_server as { bundles: number }).bundles, 0),
+    );
     expect(posts.filter((l) => l.status !== 200)).toEqual([]);
   });
 

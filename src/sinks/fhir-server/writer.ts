@@ -11,7 +11,7 @@ import { messageBundle, type Outgoing, resourceEntry } from "./bundles.js";
 import { FhirClient } from "./client.js";
 import { Dispatcher } from "./dispatcher.js";
 import { IssueLog } from "./issue-log.js";
-import { type MergeBounds, searches, TransactionMerger } from "./merge.js";
+import { type MergeBounds, searches } from "./merge.js";
 import { type Delivery, type Rejection, Sender } from "./sender.js";
 
 export interface FhirServerOptions {
@@ -64,7 +64,7 @@ export class FhirServerWriter {
   readonly url: string;
   private readonly sender: Sender;
   private readonly client: FhirClient;
-  private readonly dispatcher: Dispatcher<Origin>;
+  private dispatcher: Dispatcher<Origin>;
   private readonly started = performance.now();
   private readonly counts = { bundles: 0, sent: 0, accepted: 0, rejected: 0, notSent: 0, retries: 0 };
   private lastDraw = 0;
@@ -87,8 +87,14 @@ export class FhirServerWriter {
     });
     this.client = client;
     this.sender = new Sender(client);
-    this.dispatcher = new Dispatcher<Origin>({
-      concurrency: options.concurrency,
+    this.dispatcher = this.dispatcherFor(undefined);
+  }
+
+  /** The dispatcher of a run: merging messages' transactions within `merge`, or sending each as it is. */
+  private dispatcherFor(merge: MergeBounds | undefined): Dispatcher<Origin> {
+    return new Dispatcher<Origin>({
+      concurrency: this.options.concurrency,
+      ...(merge !== undefined ? { merge } : {}),
       deliver: (out) => {
         this.counts.bundles++;
         this.counts.sent += out.entries.length;
@@ -158,11 +164,14 @@ export class FhirServerWriter {
 
   /**
    * The sink of the HL7 v2 path: each message's transaction Bundle, sent as one (or as a batch); with
-   * `transactionMessages` > 1, consecutive transactions with nothing in common go as one (merge.ts).
+   * `transactionMessages` > 1, the messages ready to go when a request can start (none waiting for an
+   * earlier one it shares a resource with) go as one transaction (the dispatcher's `merge`).
    */
   messages(as: "transaction" | "batch"): BundleSink {
-    const bounds = as === "transaction" ? this.mergeBounds : undefined;
-    const merger = bounds ? new TransactionMerger<Origin>(bounds) : undefined;
+    const merge = as === "transaction" ? this.mergeBounds : undefined;
+    const merging = merge !== undefined;
+    // Its window holds messages, not merged transactions: one that merges is made for them.
+    if (merging) this.dispatcher = this.dispatcherFor(merge);
     return {
       send: async (bundle, from) => {
         const origin: Origin = { kind: "message", file: from.file, message: from.message };
@@ -178,15 +187,14 @@ export class FhirServerWriter {
           );
           return;
         }
-        if (merger === undefined) return this.submit(outgoing);
-        for (const ready of merger.add({ outgoing, fullUrls, alone: searches(outgoing) }))
-          await this.submit(ready);
+        // A message that finds resources by a search goes alone (merge.ts, `searches`).
+        if (merging && !searches(outgoing)) await this.dispatcher.submit(outgoing, { fullUrls });
+        else await this.submit(outgoing);
       },
       commit: async () => {
-        for (const last of merger?.drain() ?? []) await this.submit(last);
         await this.finish();
       },
-      abort: () => this.stop(merger?.pending ?? 0),
+      abort: () => this.stop(0),
     };
   }
 

@@ -111,3 +111,125 @@ describe("Dispatcher", () => {
     await d.drain();
   });
 });
+
+/** A message's transaction: one entry per key; fullUrls `urn:uuid:<key>` unless given. */
+const message = (id: string, keys: string[]) => bundle(id, keys);
+const urls = (keys: string[]) => ({ fullUrls: keys.map((k) => `urn:uuid:${k}`) });
+/** Lets the dispatcher's deferred start run (it waits for the submits of one turn of the event loop). */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** As `harness`, merging: each request named by its messages' ids, `a+b`. */
+function merging(concurrency: number, bounds: { messages: number; entries: number }, window?: number) {
+  const log: string[] = [];
+  const sent: Outgoing<string>[] = [];
+  const pending = new Map<string, (d: Delivery<string>) => void>();
+  const name = (out: Outgoing<string>) => (out.parts ?? [out]).map((p) => p.id).join("+");
+  const d = new Dispatcher<string>({
+    concurrency,
+    merge: bounds,
+    ...(window !== undefined ? { window } : {}),
+    deliver: (out) => {
+      log.push(`start ${name(out)}`);
+      sent.push(out);
+      return new Promise((resolve) => pending.set(name(out), resolve));
+    },
+    delivered: (out) => log.push(`done ${name(out)}`),
+  });
+  const finish = async (id: string) => {
+    pending.get(id)?.({ accepted: 1, rejected: [] });
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+  };
+  return { d, log, sent, finish };
+}
+
+describe("Dispatcher, merging messages' transactions", () => {
+  it("sends the ready messages as one transaction when a request can start; one sharing a key waits for its answer", async () => {
+    const { d, log, sent, finish } = merging(1, { messages: 3, entries: 100 });
+    await d.submit(message("a", ["Patient/1"]), urls(["Patient/1"]));
+    await d.submit(message("b", ["Patient/2"]), urls(["Patient/2"]));
+    await d.submit(message("c", ["Patient/1", "Encounter/1"]), urls(["Patient/1", "Encounter/1"]));
+    await d.submit(message("d", ["Patient/3"]), urls(["Patient/3"]));
+    await d.submit(message("e", ["Patient/4"]), urls(["Patient/4"]));
+    expect(log).toEqual([]);
+    await turn();
+    // `c` waits for `a`; the next ready ones fill the transaction up to 3 messages, in input order.
+    expect(log).toEqual(["start a+b+d"]);
+    const [first] = sent as [Outgoing<string>];
+    expect(first.type).toBe("transaction");
+    expect(first.id).toBeUndefined();
+    expect(first.keys).toEqual(["Patient/1", "Patient/2", "Patient/3"]);
+    expect(first.origins).toEqual(["a", "b", "d"]);
+    await finish("a+b+d");
+    expect(log.slice(1)).toEqual(["done a+b+d", "start c+e"]);
+    expect((sent[1] as Outgoing<string>).keys).toEqual(["Patient/1", "Encounter/1", "Patient/4"]);
+    await finish("c+e");
+    await d.drain();
+  });
+
+  it("keeps several transactions in flight, each taking what is ready when it starts", async () => {
+    const { d, log, finish } = merging(2, { messages: 2, entries: 100 });
+    for (const id of ["a", "b", "c", "d", "e"]) await d.submit(message(id, [`Patient/${id}`]), urls([id]));
+    await turn();
+    expect(log).toEqual(["start a+b", "start c+d"]);
+    await finish("c+d");
+    expect(log.slice(2)).toEqual(["done c+d", "start e"]);
+    await finish("a+b");
+    await finish("e");
+    await d.drain();
+  });
+
+  it("never merges past the entry bound or a fullUrl already taken; a message submitted as not mergeable goes alone", async () => {
+    const { d, log, finish } = merging(1, { messages: 10, entries: 3 });
+    await d.submit(message("a", ["Patient/1", "Encounter/1"]), urls(["Patient/1", "Encounter/1"]));
+    // Two entries more than the bound allows with `a`: `b` waits; `c` (one entry) fits.
+    await d.submit(message("b", ["Patient/2", "Encounter/2"]), urls(["Patient/2", "Encounter/2"]));
+    await d.submit(message("c", ["Patient/3"]), urls(["Patient/3"]));
+    // Shares a fullUrl with `b` (not a key): not in `b`'s transaction.
+    await d.submit(message("d", ["Patient/4"]), { fullUrls: ["urn:uuid:Patient/2"] });
+    await d.submit(message("e", ["Patient/5"]));
+    await d.submit(message("f", ["Patient/6", "Patient/7", "Patient/8", "Patient/9"]), urls(["x"]));
+    await turn();
+    expect(log).toEqual(["start a+c"]);
+    await finish("a+c");
+    expect(log.slice(1)).toEqual(["done a+c", "start b"]);
+    await finish("b");
+    expect(log.slice(3)).toEqual(["done b", "start d"]);
+    await finish("d");
+    expect(log.slice(5)).toEqual(["done d", "start e"]);
+    await finish("e");
+    // Larger than the bound: alone, as it is.
+    expect(log.slice(7)).toEqual(["done e", "start f"]);
+    await finish("f");
+    await d.drain();
+  });
+
+  it("holds the pipeline back while as many messages as the window wait, until one starts", async () => {
+    const { d, log, finish } = merging(1, { messages: 2, entries: 100 }, 2);
+    await d.submit(message("a", ["Patient/1"]), urls(["a"]));
+    let returned = 0;
+    const second = d.submit(message("b", ["Patient/1"]), urls(["b"])).then(() => {
+      returned++;
+    });
+    await Promise.resolve();
+    expect(returned).toBe(0);
+    // `a` starts: one message waits, there is room.
+    await turn();
+    await second;
+    expect(log).toEqual(["start a"]);
+    expect(returned).toBe(1);
+    // `b` waits for `a`: with `c` the window is full again until `b` starts.
+    const third = d.submit(message("c", ["Patient/1"]), urls(["c"])).then(() => {
+      returned++;
+    });
+    await turn();
+    expect(returned).toBe(1);
+    await finish("a");
+    await third;
+    expect(returned).toBe(2);
+    expect(log).toEqual(["start a", "done a", "start b"]);
+    await finish("b");
+    await turn();
+    await finish("c");
+    await d.drain();
+  });
+});
