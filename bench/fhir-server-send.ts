@@ -1,14 +1,15 @@
 // Child process of bench/fhir-server.ts: sends an NDJSON file to a FHIR server with the --fhir-server writer,
 // as `crossmap map` would after mapping, and prints the send's own time and CPU as JSON (so that process
-// start-up is not counted). `records`: a file of resources, sent as batch Bundles; `hl7`: a file of HL7 v2
-// messages' transaction Bundles (merged up to `transactionMessages` per transaction by a writer that can),
-// the whole file `repeat` times. The writer is the build at `module` (a checkout's
+// start-up is not counted). `records`: a file of resources, sent as batch Bundles; `hl7`: a file of the HL7
+// v2 pipeline's located lines (`{"file":..,"message":N,"bundle":{..}}`), handed over 50 a write as `crossmap
+// map` does (merged up to `transactionMessages` per transaction by a writer that can). The writer is the build at `module` (a checkout's
 // dist/sinks/fhir-server/writer.js: this tree's, or another's for --base), as `crossmap` runs it.
 // Usage: npx tsx bench/fhir-server-send.ts '{"url":..,"file":..,"kind":"records"|"hl7","batch":N,
-// "concurrency":N,"transactionMessages":N,"transactionEntries":N,"repeat":N,"module":PATH}'
+// "concurrency":N,"transactionMessages":N,"transactionEntries":N,"module":PATH}'
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import type { FhirServerWriter } from "../src/sinks/fhir-server/writer.js";
+import { locatedSink } from "./fhir-server-located.js";
 
 const o = JSON.parse(process.argv[2] as string) as {
   url: string;
@@ -18,7 +19,6 @@ const o = JSON.parse(process.argv[2] as string) as {
   concurrency: number;
   transactionMessages: number;
   transactionEntries: number;
-  repeat?: number;
   module: string;
 };
 const { FhirServerWriter: Writer } = (await import(pathToFileURL(o.module).href)) as {
@@ -35,25 +35,17 @@ const writer = new Writer({
   timeoutMs: 600_000,
   retries: 2,
 });
-// The input as the pipeline hands it over, made before timing: chunks of 500 resource lines, or the
-// messages' Bundles (as the HL7 v2 path hands each to the writer).
+// The input as the pipeline hands it over, made before timing: chunks of 500 resource lines, or of 50
+// located HL7 v2 lines.
+const per = o.kind === "records" ? 500 : 50;
 const chunks: string[] = [];
-const bundles: Record<string, unknown>[] = [];
-if (o.kind === "records") {
-  for (let i = 0; i < lines.length; i += 500) chunks.push(`${lines.slice(i, i + 500).join("\n")}\n`);
-} else for (const l of lines) bundles.push(JSON.parse(l) as Record<string, unknown>);
+for (let i = 0; i < lines.length; i += per) chunks.push(`${lines.slice(i, i + per).join("\n")}\n`);
+const hl7Sink = o.kind === "hl7" ? await locatedSink(writer, o.module) : undefined;
 const t0 = performance.now();
 const c0 = process.cpuUsage();
-if (o.kind === "records") {
-  const sink = writer.records();
-  for (const chunk of chunks) await sink.write("", chunk);
-  await sink.commit();
-} else {
-  const sink = writer.messages("transaction");
-  for (let k = 0; k < (o.repeat ?? 1); k++)
-    for (const b of bundles) await sink.send(b, { file: "bench", message: k });
-  await sink.commit();
-}
+const sink = hl7Sink ?? writer.records();
+for (const chunk of chunks) await sink.write("", chunk);
+await sink.commit();
 const cpu = process.cpuUsage(c0);
 const report = writer.report();
 process.stdout.write(

@@ -12,7 +12,10 @@
 // nothing in common into one transaction, at most --transaction-entries entries, as its
 // --fhir-transaction-* flags do, so it may beat that floor).
 // Fair to both sides: the direct load gets each Bundle as JSON text and pays its JSON.parse, as the server
-// does; the writer's input (500-line chunks) is made before timing, as the direct load's Bundle texts are.
+// does; the writer's input is made before timing, as the direct load's Bundle texts are, and is what
+// `crossmap map` hands it: OMOP resources in 500-line chunks; for HL7 v2 the pipeline's located lines
+// (`{"file":..,"message":N,"bundle":{..}}`, 50 a write), read by the writer's `messageLines` (or, for a
+// build without it, --base, by that build's bundleLineSink, which parses each line: as that build's CLI did).
 // What HTTP adds is counted (the server's reading and answering, the writer's sending and reading the
 // answers); the test server reads bodies with 'data' events and answers `Prefer: return=minimal` without
 // the resources, as a server would. Under load, wall figures vary from run to run; the CPU figures
@@ -34,6 +37,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { FhirRequest } from "@medplum/fhir-router";
 import type { FhirServerWriter } from "../src/sinks/fhir-server/writer.js";
 import { type FhirTestServer, startFhirServer } from "../test/support/fhir-server.js";
+import { locatedSink } from "./fhir-server-located.js";
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: number) => {
@@ -179,8 +183,12 @@ const mergedOut = hl7Bundles.flatMap((b, i) => {
 });
 mergedOut.push(...merger.drain());
 const mergedBytes = mergedOut.map((o) => bundleBody(o));
+/** The HL7 v2 pipeline's output as `crossmap map` hands it to the writer: located lines, 50 a write. */
+const hl7Located = hl7Texts.map((t, i) => `{"file":"bench","message":${i + 1},"bundle":${t}}`);
+const hl7Chunks: string[] = [];
+for (let i = 0; i < hl7Located.length; i += 50) hl7Chunks.push(`${hl7Located.slice(i, i + 50).join("\n")}\n`);
 const hl7File = join(dir, "bundles.ndjson");
-writeFileSync(hl7File, `${hl7Texts.join("\n")}\n`);
+writeFileSync(hl7File, `${hl7Located.join("\n")}\n`);
 /**
  * The writer's input as the pipeline hands it over (500 lines a write), made before timing as the direct
  * load's Bundle texts are: the writer's case pays for what the writer does, not for the bench's slicing.
@@ -348,7 +356,7 @@ const cases: { name: string; resources: number; run: () => Promise<number | unde
     name: "HL7 v2: writer in this thread, HTTP",
     resources: hl7Resources,
     cpu: true,
-    run: () => hl7InThread(OwnWriter),
+    run: () => hl7InThread(OwnWriter, ownModule),
   },
 ];
 if (BaseWriter !== undefined && baseModule !== undefined) {
@@ -376,7 +384,7 @@ if (BaseWriter !== undefined && baseModule !== undefined) {
       name: "HL7 v2: writer in this thread, HTTP (base)",
       resources: hl7Resources,
       cpu: true,
-      run: () => hl7InThread(W),
+      run: () => hl7InThread(W, baseModule),
     },
   ];
   // Each base case right after the same case of this tree, so both see the same load.
@@ -395,11 +403,10 @@ async function omopInThread(W: typeof FhirServerWriter): Promise<undefined> {
   return undefined;
 }
 
-async function hl7InThread(W: typeof FhirServerWriter): Promise<undefined> {
+async function hl7InThread(W: typeof FhirServerWriter, module: string): Promise<undefined> {
   const w = writer(W);
-  const sink = w.messages("transaction");
-  for (let i = 0; i < hl7Bundles.length; i++)
-    await sink.send(hl7Bundles[i] as Record<string, unknown>, { file: "bench", message: i + 1 });
+  const sink = await locatedSink(w, module);
+  for (const chunk of hl7Chunks) await sink.write("", chunk);
   await sink.commit();
   checkAccepted(w, hl7Resources);
   return undefined;

@@ -5,7 +5,6 @@ import type { Command } from "commander";
 import { Option } from "commander";
 import { AppError, formatProblem, type Problem } from "../errors.js";
 import type { GatherMode } from "../pipeline/gatherer.js";
-import { bundleLineSink } from "../pipeline/hl7v2/bundle-sink.js";
 import { defaultsToEr7 } from "../pipeline/hl7v2/detect.js";
 import type { Hl7v2StageOptions } from "../pipeline/hl7v2/stage.js";
 import { type AnyInputPlan, resolveInputs } from "../pipeline/inputs.js";
@@ -341,9 +340,9 @@ async function runAndReport(
   const output: OutputTarget = server
     ? {
         kind: "sink",
-        // HL7 v2: each message's Bundle to the writer as it is; records: resources batched by the writer.
-        open: async () =>
-          hl7Server ? bundleLineSink(hl7Server.writer.messages(hl7Server.as)) : server.records(),
+        // HL7 v2: each message's Bundle to the writer as the pipeline wrote it (its text, not parsed again);
+        // records: resources batched by the writer.
+        open: async () => (hl7Server ? hl7Server.writer.messageLines(hl7Server.as) : server.records()),
         byEntity: false,
       }
     : cdm

@@ -163,7 +163,7 @@ interface BundleEntryLike {
 }
 
 /** What an entry writes, for ordering: its URL, with the If-None-Exist query of a conditional create. */
-function keyOf(request: BundleEntryLike["request"]): string | undefined {
+export function keyOf(request: BundleEntryLike["request"]): string | undefined {
   if (!request?.url) return undefined;
   if (request.method === "POST")
     return request.ifNoneExist ? `${request.url}?${request.ifNoneExist}` : undefined;

@@ -11,6 +11,7 @@ import { messageBundle, type Outgoing, resourceEntry } from "./bundles.js";
 import { FhirClient } from "./client.js";
 import { Dispatcher } from "./dispatcher.js";
 import { IssueLog } from "./issue-log.js";
+import { locatedLines, type MessageSend } from "./located-lines.js";
 import { type MergeBounds, searches } from "./merge.js";
 import { type Delivery, type Rejection, Sender } from "./sender.js";
 
@@ -162,39 +163,53 @@ export class FhirServerWriter {
     };
   }
 
-  /**
-   * The sink of the HL7 v2 path: each message's transaction Bundle, sent as one (or as a batch); with
-   * `transactionMessages` > 1, the messages ready to go when a request can start (none waiting for an
-   * earlier one it shares a resource with) go as one transaction (the dispatcher's `merge`).
-   */
+  /** The sink of the HL7 v2 path: each message's transaction Bundle, sent as one (or as a batch). */
   messages(as: "transaction" | "batch"): BundleSink {
-    const merge = as === "transaction" ? this.mergeBounds : undefined;
-    const merging = merge !== undefined;
-    // Its window holds messages, not merged transactions: one that merges is made for them.
-    if (merging) this.dispatcher = this.dispatcherFor(merge);
+    const send = this.messageSender(as);
     return {
-      send: async (bundle, from) => {
+      send: (bundle, from) => {
         const origin: Origin = { kind: "message", file: from.file, message: from.message };
         const { outgoing, unresolved, fullUrls } = messageBundle(bundle, as, origin);
-        if (outgoing.entries.length === 0) return;
-        if (unresolved.length > 0) {
-          this.counts.rejected += outgoing.entries.length;
-          this.issue(
-            origin,
-            "fhir_not_sent",
-            "error",
-            `not sent as a batch: it refers to entries the server would name (${[...new Set(unresolved)].join(", ")}), which only a transaction resolves; use --bundle transaction`,
-          );
-          return;
-        }
-        // A message that finds resources by a search goes alone (merge.ts, `searches`).
-        if (merging && !searches(outgoing)) await this.dispatcher.submit(outgoing, { fullUrls });
-        else await this.submit(outgoing);
+        return send(outgoing, unresolved, fullUrls, origin);
       },
-      commit: async () => {
-        await this.finish();
-      },
+      commit: () => this.finish(),
       abort: () => this.stop(0),
+    };
+  }
+
+  /** The same fed with the HL7 v2 pipeline's located lines, as `crossmap map` hands them (located-lines.ts). */
+  messageLines(as: "transaction" | "batch"): OutputSink {
+    return locatedLines<Origin>(as, this.messageSender(as), {
+      origin: (file, message) => ({ kind: "message", file, message }),
+      commit: () => this.finish(),
+      abort: () => this.stop(0),
+    });
+  }
+
+  /**
+   * Sends one message's transaction (or batch); with `transactionMessages` > 1, the messages ready to go
+   * when a request can start (none waiting for an earlier one it shares a resource with) go as one
+   * transaction (the dispatcher's `merge`).
+   */
+  private messageSender(as: "transaction" | "batch"): MessageSend<Origin> {
+    const merge = as === "transaction" ? this.mergeBounds : undefined;
+    // Its window holds messages, not merged transactions: one that merges is made for them.
+    if (merge !== undefined) this.dispatcher = this.dispatcherFor(merge);
+    return async (outgoing, unresolved, fullUrls, origin) => {
+      if (outgoing.entries.length === 0) return;
+      if (unresolved.length > 0) {
+        this.counts.rejected += outgoing.entries.length;
+        this.issue(
+          origin,
+          "fhir_not_sent",
+          "error",
+          `not sent as a batch: it refers to entries the server would name (${[...new Set(unresolved)].join(", ")}), which only a transaction resolves; use --bundle transaction`,
+        );
+        return;
+      }
+      // A message that finds resources by a search goes alone (merge.ts, `searches`).
+      if (merge !== undefined && !searches(outgoing)) await this.dispatcher.submit(outgoing, { fullUrls });
+      else await this.submit(outgoing);
     };
   }
 
