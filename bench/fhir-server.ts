@@ -27,6 +27,7 @@
 // load. Prints a table and one JSON line. Usage: npx tsx bench/fhir-server.ts [--validate] [--batch N]
 // [--concurrency N] [--rounds N (timed, after one warm-up; default 2)] [--limit N (OMOP resources)]
 // [--only omop|hl7] [--hl7-repeat N] [--hl7-same-ids] [--base DIR] [--transaction-messages N (default 10)]
+// [--base-transaction-messages N (the base's; default the same)]
 // [--transaction-entries N (default 50)] [--interleave (every case once a round, medians: steadier under load)]
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -58,6 +59,8 @@ const ONLY = args.includes("--only") ? String(args[args.indexOf("--only") + 1]).
 const BASE = args.includes("--base") ? String(args[args.indexOf("--base") + 1]) : undefined;
 /** HL7 v2 messages per transaction at most, and entries (the writer's --fhir-transaction-* flags). */
 const TX_MESSAGES = flag("--transaction-messages", 10);
+/** The same for the --base build (default: as this tree's; 1 measures main as shipped before merging was on). */
+const BASE_TX_MESSAGES = flag("--base-transaction-messages", TX_MESSAGES);
 const TX_ENTRIES = flag("--transaction-entries", 50);
 const root = fileURLToPath(new URL("..", import.meta.url));
 /**
@@ -213,14 +216,13 @@ async function direct(text: string): Promise<void> {
   if (outcome.id !== "ok") throw new Error(JSON.stringify(outcome));
 }
 
-function writer(W: typeof FhirServerWriter): FhirServerWriter {
+function writer(W: typeof FhirServerWriter, transactionMessages = TX_MESSAGES): FhirServerWriter {
   return new W({
     url: server.url,
     authorizationSource: "CROSSMAP_FHIR_AUTHORIZATION",
     concurrency: CONCURRENCY,
     batchSize: BATCH,
-    // The base's writer (main before merging) ignores these: one transaction per message.
-    transactionMessages: TX_MESSAGES,
+    transactionMessages,
     transactionEntries: TX_ENTRIES,
     timeoutMs: 600_000,
     // A kept-alive connection the server closes as a request goes out (ECONNRESET) is sent again.
@@ -244,6 +246,7 @@ const senderCpuRate: Record<string, number> = {};
 const lastSenderCpu: Record<string, number> = {};
 const senderCpuSamples: Record<string, number[]> = {};
 function sendFromChild(name: string, kind: "records" | "hl7", module = ownModule): Promise<number> {
+  const transactionMessages = module === ownModule ? TX_MESSAGES : BASE_TX_MESSAGES;
   const expected = kind === "records" ? lines.length : hl7Resources;
   const options = {
     url: server.url,
@@ -251,7 +254,7 @@ function sendFromChild(name: string, kind: "records" | "hl7", module = ownModule
     kind,
     batch: BATCH,
     concurrency: CONCURRENCY,
-    transactionMessages: TX_MESSAGES,
+    transactionMessages,
     transactionEntries: TX_ENTRIES,
     module,
   };
@@ -404,7 +407,7 @@ async function omopInThread(W: typeof FhirServerWriter): Promise<undefined> {
 }
 
 async function hl7InThread(W: typeof FhirServerWriter, module: string): Promise<undefined> {
-  const w = writer(W);
+  const w = writer(W, module === ownModule ? TX_MESSAGES : BASE_TX_MESSAGES);
   const sink = await locatedSink(w, module);
   for (const chunk of hl7Chunks) await sink.write("", chunk);
   await sink.commit();
@@ -535,7 +538,7 @@ const omopBase = by("OMOP: direct load (baseline)");
 const hl7Base = by("HL7 v2: direct transactions (baseline)");
 console.log(
   `${lines.length} OMOP resources in batches of ${BATCH}, ${hl7Resources} HL7 v2 resources in ${hl7Texts.length} transactions (${SAME_IDS ? "repeats with the same ids" : "each repeat about other patients"}); ` +
-    `writer: up to ${TX_MESSAGES} messages / ${TX_ENTRIES} entries per transaction, ${mergedBytes.length} transactions (base: 1 per message); concurrency ${CONCURRENCY}; validation ${validate ? "on" : "off"}; Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, load ${loadavg()[0]?.toFixed(1)}`,
+    `writer: up to ${TX_MESSAGES} messages / ${TX_ENTRIES} entries per transaction, ${mergedBytes.length} transactions made as merge.ts merges (bare client); base: up to ${BASE_TX_MESSAGES} messages; concurrency ${CONCURRENCY}; validation ${validate ? "on" : "off"}; Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, load ${loadavg()[0]?.toFixed(1)}`,
 );
 const own = (name: string) => senderCpuRate[name] ?? Number.NaN;
 console.log(
@@ -575,6 +578,7 @@ console.log(
     batch: BATCH,
     concurrency: CONCURRENCY,
     transaction_messages: TX_MESSAGES,
+    base_transaction_messages: BASE_TX_MESSAGES,
     transaction_entries: TX_ENTRIES,
     omop_resources: lines.length,
     hl7_resources: hl7Resources,

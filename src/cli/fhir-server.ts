@@ -35,8 +35,8 @@ export function addFhirServerOptions(command: Command): Command {
     .option("--fhir-batch-size <n>", "with --fhir-server: resources per batch Bundle (NDJSON output)", "100")
     .option(
       "--fhir-transaction-messages <n>",
-      "with --fhir-server and --bundle transaction: HL7 v2 messages merged into one transaction at most, when they share no resource (1: one per message)",
-      "1",
+      "with --fhir-server and --bundle transaction: HL7 v2 messages merged into one transaction at most, from those ready to go that share no resource (1: one transaction per message)",
+      "10",
     )
     .option(
       "--fhir-transaction-entries <n>",

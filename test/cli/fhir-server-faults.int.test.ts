@@ -227,6 +227,9 @@ describe("a server that rejects what it is sent", () => {
         "fhir",
         "--fhir-concurrency",
         "1",
+        // One transaction per message (merged ones the server refuses: the next test).
+        "--fhir-transaction-messages",
+        "1",
         "--errors",
         errors,
         "--fhir-server",

@@ -27,8 +27,8 @@ export interface FhirServerOptions {
   /** Resources per batch Bundle (NDJSON output). */
   batchSize: number;
   /**
-   * HL7 v2 messages per transaction at most, with `--bundle transaction` (default 1: one transaction per
-   * message): consecutive messages with nothing in common are merged (merge.ts).
+   * HL7 v2 messages per transaction at most, with `--bundle transaction` (default 10; 1: one transaction per
+   * message): the messages ready to go when a request can start, sharing nothing, go as one (dispatcher.ts).
    */
   transactionMessages?: number;
   /** Entries per merged transaction at most (default 50); a larger message goes alone. */
@@ -227,7 +227,7 @@ export class FhirServerWriter {
 
   /** How `--bundle transaction` output is merged (undefined: one transaction per message). */
   get mergeBounds(): MergeBounds | undefined {
-    const most = this.options.transactionMessages ?? 1;
+    const most = this.options.transactionMessages ?? 10;
     return most > 1 ? { messages: most, entries: this.options.transactionEntries ?? 50 } : undefined;
   }
 
