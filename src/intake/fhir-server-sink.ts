@@ -2,7 +2,7 @@
 // transaction, or a batch with --bundle batch) by the FHIR server writer (src/sinks/fhir-server). A message
 // is complete, and its journal mark advanced, only once the server accepted its Bundle; a Bundle the server
 // refuses comes back as `refused` (a dead letter with the server's OperationOutcome in its issues). The
-// messages a flush has queued are merged into transactions as `crossmap map` merges them.
+// messages a flush has queued are merged into transactions in the order they came (merge.ts).
 import type { Hl7v2Issue } from "../pipeline/hl7v2/run.js";
 import { messageBundle, type Outgoing } from "../sinks/fhir-server/bundles.js";
 import { feedDelivery, feedIssue } from "../sinks/fhir-server/feed.js";
@@ -53,8 +53,8 @@ export class FhirServerSink implements Sink {
   /**
    * Sends what was written since the last flush, in order per key: a Bundle waits while one of an earlier
    * message with a key in common is queued or in flight; Bundles of other keys go side by side. With
-   * `--fhir-transaction-messages` above 1, the queued messages' transactions are merged first as `crossmap
-   * map` merges them (src/sinks/fhir-server/merge.ts), each message's ordering keys counted as something
+   * `--fhir-transaction-messages` above 1, the queued messages' transactions are merged first, in the
+   * order they came (src/sinks/fhir-server/merge.ts), each message's ordering keys counted as something
    * it shares, so a patient's messages still reach the server in arrival order; a merged transaction the
    * server refuses is sent again message by message, so only the refused message is dead-lettered.
    * Resolves once the server answered every one; rejects when the server cannot be used (after the

@@ -1,7 +1,9 @@
 // Several HL7 v2 messages' transactions sent as one (`--fhir-transaction-messages`): one HTTP exchange per
 // ~18-resource message cost too much against the server's work on it. Messages merge only with messages
 // they have nothing in common with, so the merged Bundle is a valid transaction and writes each resource
-// in the order the messages sent one by one do.
+// in the order the messages sent one by one do. `crossmap listen` merges what a commit holds here, in the
+// order it came; `crossmap map` merges at send time what is ready (dispatcher.ts), with `merged` and
+// `searches` from here.
 import type { Outgoing } from "./bundles.js";
 
 export interface MergeBounds {
