@@ -1,108 +1,45 @@
 // Sends Bundles several at a time, in order where order matters: a Bundle that writes a resource an earlier
 // Bundle writes (the same Patient in two messages) waits until that one has its answer, so the server
 // applies them in input order; Bundles with nothing in common with the ones before them go past a waiting
-// one (one patient's messages do not hold up another's). With `merge`, the messages ready to go when a
-// request can start are sent as one transaction. The queue is bounded: `submit` waits while it is full,
-// which holds the pipeline back instead of holding its output in memory.
+// one (one patient's messages do not hold up another's). The queue is bounded: `submit` waits while it is
+// full, which holds the pipeline back instead of holding its output in memory.
 import type { Outgoing } from "./bundles.js";
-import { type MergeBounds, merged } from "./merge.js";
 import type { Delivery } from "./sender.js";
 
 export interface DispatcherOptions<O> {
   /** Bundles in flight at once. */
   concurrency: number;
   /**
-   * Bundles queued at most (default 4 x concurrency; with `merge`, 4 x concurrency x its messages): how far
-   * past a waiting Bundle the dispatcher looks for one it may send. A run of one patient's messages waits
-   * in it while other patients' go by; when merging, the more independent messages it holds, the more each
-   * transaction can take while several are in flight.
+   * Bundles queued at most (default 4 x concurrency): how far past a waiting Bundle the dispatcher looks
+   * for one it may send. A run of one patient's messages waits in it while other patients' go by. Not
+   * more: each answer rescans the queue's keys, and with 16 x a run of one patient's 18-resource messages
+   * filling the queue made that scan 2.5% of the in-process bench's CPU (profiled).
    */
   window?: number;
-  /**
-   * Merge messages' transactions at send time: when a request can start, the ready messages (those that
-   * wait for no earlier one) that were submitted as mergeable go as one transaction, in input order, within
-   * these bounds. Ready messages never share a key (a later one waits for an earlier one it shares a key
-   * with), so only fullUrls are checked.
-   */
-  merge?: MergeBounds;
   deliver: (out: Outgoing<O>) => Promise<Delivery<O>>;
   /** Told of each Bundle's outcome, in completion order. */
   delivered: (out: Outgoing<O>, delivery: Delivery<O>) => void;
 }
 
-/** A submitted Bundle until its answer: what it waits for and what waits for it. */
-interface Item<O> {
-  out: Outgoing<O>;
-  seq: number;
-  /** Earlier Bundles, not yet answered, it shares a key with. */
-  waits: number;
-  /** Later Bundles that share a key with it (each once). */
-  dependents: Item<O>[];
-  /** The last Bundle added to `dependents` (so that one sharing two keys with it is added once). */
-  lastDependent: Item<O> | undefined;
-  /** Its fullUrls when it may be merged with others; undefined: it goes alone. */
-  fullUrls: string[] | undefined;
-  /** Forgotten by `discard`: never started. */
-  dropped: boolean;
-}
-
 export class Dispatcher<O> {
-  /** Per key, the last submitted Bundle writing it that has no answer yet. */
-  private readonly lastWriter = new Map<string, Item<O>>();
-  /** Bundles not started yet (waiting or ready). */
-  private readonly pending = new Set<Item<O>>();
-  /** Bundles that wait for nothing, in input order. */
-  private ready: Item<O>[] = [];
-  private seq = 0;
+  private readonly queue: Outgoing<O>[] = [];
+  private readonly busy = new Map<string, number>();
   private inFlight = 0;
   private failure: unknown;
   private wakeSubmit: (() => void) | undefined;
   private wakeDrain: (() => void) | undefined;
-  private pumpSoon = false;
   private readonly window: number;
 
   constructor(private readonly options: DispatcherOptions<O>) {
-    const per = options.merge !== undefined ? Math.max(1, options.merge.messages) : 1;
-    this.window = Math.max(options.window ?? options.concurrency * 4 * per, options.concurrency, 1);
+    this.window = Math.max(options.window ?? options.concurrency * 4, options.concurrency, 1);
   }
 
-  /**
-   * Queues a Bundle; resolves once there is room for the next. `mergeable`: its fullUrls, when it may go in
-   * one transaction with other messages' (with `merge`). Throws the failure that stopped sending.
-   */
-  async submit(out: Outgoing<O>, mergeable?: { fullUrls: string[] }): Promise<void> {
+  /** Queues a Bundle; resolves once there is room for the next. Throws the failure that stopped sending. */
+  async submit(out: Outgoing<O>): Promise<void> {
     if (this.failure !== undefined) throw this.failure;
-    const item: Item<O> = {
-      out,
-      seq: this.seq++,
-      waits: 0,
-      dependents: [],
-      lastDependent: undefined,
-      fullUrls: this.options.merge !== undefined ? mergeable?.fullUrls : undefined,
-      dropped: false,
-    };
-    for (const k of out.keys) {
-      const before = this.lastWriter.get(k);
-      if (before !== undefined && before !== item && before.lastDependent !== item) {
-        before.dependents.push(item);
-        before.lastDependent = item;
-        item.waits++;
-      }
-      this.lastWriter.set(k, item);
-    }
-    this.pending.add(item);
-    if (item.waits === 0) this.ready.push(item);
-    if (this.options.merge === undefined) this.pump();
-    else if (!this.pumpSoon) {
-      // The messages the pipeline hands over in one go (a chunk of its output) are let gather first, so
-      // that a free request takes them together instead of the first alone.
-      this.pumpSoon = true;
-      setImmediate(() => {
-        this.pumpSoon = false;
-        this.pump();
-      });
-    }
-    while (this.pending.size >= this.window && this.failure === undefined) {
+    this.queue.push(out);
+    this.pump();
+    while (this.queue.length >= this.window && this.failure === undefined) {
       await new Promise<void>((resolve) => {
         this.wakeSubmit = resolve;
       });
@@ -112,7 +49,7 @@ export class Dispatcher<O> {
 
   /** Waits until every queued Bundle has its outcome; throws the failure that stopped sending, if any. */
   async drain(): Promise<void> {
-    while ((this.pending.size > 0 || this.inFlight > 0) && this.failure === undefined) {
+    while ((this.queue.length > 0 || this.inFlight > 0) && this.failure === undefined) {
       await new Promise<void>((resolve) => {
         this.wakeDrain = resolve;
       });
@@ -130,73 +67,38 @@ export class Dispatcher<O> {
 
   /** Forgets the Bundles not yet sent (a stopped run) and returns their entries; those in flight finish. */
   discard(): number {
-    let n = 0;
-    for (const item of this.pending) {
-      n += item.out.entries.length;
-      item.dropped = true;
-    }
-    this.pending.clear();
-    this.ready = [];
-    for (const [k, item] of this.lastWriter) if (item.dropped) this.lastWriter.delete(k);
+    const n = this.queue.reduce((sum, o) => sum + o.entries.length, 0);
+    this.queue.length = 0;
     this.wake();
     return n;
   }
 
-  /** Starts ready Bundles in input order while there is room (several merged into one, with `merge`). */
-  private pump(): void {
-    const bounds = this.options.merge;
-    let started = false;
-    while (this.failure === undefined && this.inFlight < this.options.concurrency && this.ready.length > 0) {
-      started = true;
-      const first = this.ready[0] as Item<O>;
-      if (bounds === undefined || first.fullUrls === undefined || this.ready.length === 1) {
-        this.ready.shift();
-        this.start([first]);
-        continue;
-      }
-      this.start(this.take(bounds));
-    }
-    // What started left the queue: a pipeline held back by a full queue may go on.
-    if (started && this.pending.size < this.window) this.wakeSubmitter();
-  }
-
   /**
-   * The ready messages that go in one transaction: the first, then each later mergeable one that fits the
-   * bounds and names no fullUrl already taken, in input order; the rest stay ready.
+   * Starts queued Bundles in input order while there is room, skipping one that writes a key a Bundle in
+   * flight or an earlier queued one writes: the skipped one's keys then block later Bundles too, so two
+   * Bundles with a key in common always start in input order, and the later only once the earlier answered.
    */
-  private take(bounds: MergeBounds): Item<O>[] {
-    const first = this.ready[0] as Item<O>;
-    const taken: Item<O>[] = [first];
-    let entries = first.out.entries.length;
-    if (entries >= bounds.entries) {
-      this.ready.shift();
-      return taken;
-    }
-    const named = new Set(first.fullUrls);
-    const rest: Item<O>[] = [];
-    const ready = this.ready;
-    let i = 1;
-    for (; i < ready.length && taken.length < bounds.messages && entries < bounds.entries; i++) {
-      const item = ready[i] as Item<O>;
-      const n = item.out.entries.length;
-      const urls = item.fullUrls;
-      if (urls === undefined || entries + n > bounds.entries || urls.some((u) => named.has(u))) {
-        rest.push(item);
+  private pump(): void {
+    if (this.failure !== undefined || this.inFlight >= this.options.concurrency) return;
+    const q = this.queue;
+    let blocked: Set<string> | undefined;
+    for (let i = 0; i < q.length && this.inFlight < this.options.concurrency; ) {
+      const out = q[i] as Outgoing<O>;
+      const waits = out.keys.some((k) => this.busy.has(k) || blocked?.has(k) === true);
+      if (waits) {
+        blocked ??= new Set();
+        for (const k of out.keys) blocked.add(k);
+        i++;
         continue;
       }
-      for (const u of urls) named.add(u);
-      taken.push(item);
-      entries += n;
+      q.splice(i, 1);
+      this.start(out);
     }
-    for (; i < ready.length; i++) rest.push(ready[i] as Item<O>);
-    this.ready = rest;
-    return taken;
   }
 
-  private start(items: Item<O>[]): void {
+  private start(out: Outgoing<O>): void {
     this.inFlight++;
-    for (const item of items) this.pending.delete(item);
-    const out = items.length === 1 ? (items[0] as Item<O>).out : merged(items.map((i) => i.out));
+    for (const k of out.keys) this.busy.set(k, (this.busy.get(k) ?? 0) + 1);
     this.options
       .deliver(out)
       .then(
@@ -207,30 +109,14 @@ export class Dispatcher<O> {
       )
       .finally(() => {
         this.inFlight--;
-        for (const item of items) this.answered(item);
+        for (const k of out.keys) {
+          const n = (this.busy.get(k) ?? 1) - 1;
+          if (n === 0) this.busy.delete(k);
+          else this.busy.set(k, n);
+        }
         this.pump();
         this.wake();
       });
-  }
-
-  /** Frees the keys of a Bundle that has its answer; the Bundles that waited only for it become ready. */
-  private answered(item: Item<O>): void {
-    for (const k of item.out.keys) if (this.lastWriter.get(k) === item) this.lastWriter.delete(k);
-    let freed = false;
-    for (const d of item.dependents) {
-      if (--d.waits === 0 && !d.dropped) {
-        this.ready.push(d);
-        freed = true;
-      }
-    }
-    // Ready Bundles start in input order.
-    if (freed) this.ready.sort((a, b) => a.seq - b.seq);
-  }
-
-  private wakeSubmitter(): void {
-    const s = this.wakeSubmit;
-    this.wakeSubmit = undefined;
-    s?.();
   }
 
   private wake(): void {

@@ -9,10 +9,11 @@ import type { RunIssue } from "../../pipeline/types.js";
 import type { BundleSink, OutputSink } from "../../pipeline/writers.js";
 import { messageBundle, type Outgoing, resourceEntry } from "./bundles.js";
 import { FhirClient } from "./client.js";
-import { Dispatcher } from "./dispatcher.js";
+import { Dispatcher, type DispatcherOptions } from "./dispatcher.js";
 import { IssueLog } from "./issue-log.js";
 import { locatedLines, type MessageSend } from "./located-lines.js";
 import { type MergeBounds, searches } from "./merge.js";
+import { MergingDispatcher } from "./merging-dispatcher.js";
 import { type Delivery, type Rejection, Sender } from "./sender.js";
 
 export interface FhirServerOptions {
@@ -65,7 +66,7 @@ export class FhirServerWriter {
   readonly url: string;
   private readonly sender: Sender;
   private readonly client: FhirClient;
-  private dispatcher: Dispatcher<Origin>;
+  private dispatcher: Dispatcher<Origin> | MergingDispatcher<Origin>;
   private readonly started = performance.now();
   private readonly counts = { bundles: 0, sent: 0, accepted: 0, rejected: 0, notSent: 0, retries: 0 };
   private lastDraw = 0;
@@ -92,17 +93,19 @@ export class FhirServerWriter {
   }
 
   /** The dispatcher of a run: merging messages' transactions within `merge`, or sending each as it is. */
-  private dispatcherFor(merge: MergeBounds | undefined): Dispatcher<Origin> {
-    return new Dispatcher<Origin>({
+  private dispatcherFor(merge: MergeBounds | undefined): Dispatcher<Origin> | MergingDispatcher<Origin> {
+    const options: DispatcherOptions<Origin> = {
       concurrency: this.options.concurrency,
-      ...(merge !== undefined ? { merge } : {}),
       deliver: (out) => {
         this.counts.bundles++;
         this.counts.sent += out.entries.length;
         return this.sender.deliver(out);
       },
       delivered: (out, d) => this.delivered(out, d),
-    });
+    };
+    return merge !== undefined
+      ? new MergingDispatcher<Origin>({ ...options, merge })
+      : new Dispatcher<Origin>(options);
   }
 
   /** The sink of the record pipeline: NDJSON resources in, batch Bundles of `PUT Type/id` out. */
@@ -208,7 +211,8 @@ export class FhirServerWriter {
         return;
       }
       // A message that finds resources by a search goes alone (merge.ts, `searches`).
-      if (merge !== undefined && !searches(outgoing)) await this.dispatcher.submit(outgoing, { fullUrls });
+      const d = this.dispatcher;
+      if (d instanceof MergingDispatcher && !searches(outgoing)) await d.submit(outgoing, { fullUrls });
       else await this.submit(outgoing);
     };
   }

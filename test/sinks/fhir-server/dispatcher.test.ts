@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Outgoing } from "../../../src/sinks/fhir-server/bundles.js";
 import { Dispatcher } from "../../../src/sinks/fhir-server/dispatcher.js";
+import { MergingDispatcher } from "../../../src/sinks/fhir-server/merging-dispatcher.js";
 import type { Delivery } from "../../../src/sinks/fhir-server/sender.js";
 
 const bundle = (id: string, keys: string[]): Outgoing<string> => ({
@@ -124,7 +125,7 @@ function merging(concurrency: number, bounds: { messages: number; entries: numbe
   const sent: Outgoing<string>[] = [];
   const pending = new Map<string, (d: Delivery<string>) => void>();
   const name = (out: Outgoing<string>) => (out.parts ?? [out]).map((p) => p.id).join("+");
-  const d = new Dispatcher<string>({
+  const d = new MergingDispatcher<string>({
     concurrency,
     merge: bounds,
     ...(window !== undefined ? { window } : {}),
@@ -142,7 +143,7 @@ function merging(concurrency: number, bounds: { messages: number; entries: numbe
   return { d, log, sent, finish };
 }
 
-describe("Dispatcher, merging messages' transactions", () => {
+describe("MergingDispatcher", () => {
   it("sends the ready messages as one transaction when a request can start; one sharing a key waits for its answer", async () => {
     const { d, log, sent, finish } = merging(1, { messages: 3, entries: 100 });
     await d.submit(message("a", ["Patient/1"]), urls(["Patient/1"]));
@@ -164,6 +165,34 @@ describe("Dispatcher, merging messages' transactions", () => {
     expect((sent[1] as Outgoing<string>).keys).toEqual(["Patient/1", "Encounter/1", "Patient/4"]);
     await finish("c+e");
     await d.drain();
+  });
+
+  it("holds a message behind an earlier waiting one it shares a key with, though nothing in flight writes it", async () => {
+    const { d, log, finish } = merging(4, { messages: 3, entries: 100 });
+    await d.submit(message("a", ["Patient/1"]), urls(["a"]));
+    await d.submit(message("c", ["Patient/1", "Observation/7"]), urls(["c"]));
+    await d.submit(message("e", ["Observation/7"]), urls(["e"]));
+    await turn();
+    expect(log).toEqual(["start a"]);
+    await finish("a");
+    expect(log.slice(1)).toEqual(["done a", "start c"]);
+    await finish("c");
+    expect(log.slice(3)).toEqual(["done c", "start e"]);
+    await finish("e");
+    await d.drain();
+  });
+
+  it("discards what was not sent, counting its entries, and never starts it once what it waited for answers", async () => {
+    const { d, log, finish } = merging(1, { messages: 3, entries: 100 });
+    await d.submit(message("a", ["Patient/1"]), urls(["a"]));
+    await turn();
+    await d.submit(message("b", ["Patient/1", "Encounter/1"]), urls(["b"]));
+    await d.submit(message("c", ["Patient/2"]), urls(["c"]));
+    expect(d.discard()).toBe(3);
+    await finish("a");
+    await turn();
+    await d.drain();
+    expect(log).toEqual(["start a", "done a"]);
   });
 
   it("keeps several transactions in flight, each taking what is ready when it starts", async () => {
