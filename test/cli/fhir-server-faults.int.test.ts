@@ -280,7 +280,8 @@ describe("a server that rejects what it is sent", () => {
       const summary = join(dir, "three-summary.json");
       const r = await runCli([
         ...["map", "-q", "--from", "hl7v2", "--to", "fhir", "--errors", errors, "--summary", summary],
-        ...["--fhir-server", proxy.url, "--fhir-transaction-messages", "10", three],
+        // Merging is the default (--fhir-transaction-messages 10): the three share nothing and are ready together.
+        ...["--fhir-server", proxy.url, three],
       ]);
       expect(r.code).toBe(1);
       const fhirIssues = readFileSync(errors, "utf8")
