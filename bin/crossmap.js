@@ -1,6 +1,11 @@
 #!/usr/bin/env node
 // Entry point for `npx crossmap`: runs the compiled CLI (built by `npm install` through the prepare script).
 import module from "node:module";
+import { capYoungGeneration } from "../dist/cli/young-generation.js";
+
+// On Node 24, the commands that move records start again with Node 20's young-generation size, so that they
+// hold as little memory as there (src/cli/young-generation.ts); elsewhere this does nothing.
+capYoungGeneration();
 
 // Node 22.1+ keeps the compiled code of the modules it loads in its temp-dir cache, which cuts the
 // start-up of every later run (Node's documented advice for command-line tools); Node 20 lacks it.

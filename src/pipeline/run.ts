@@ -319,7 +319,7 @@ function reportThreads(stderr: NodeJS.WriteStream, processor: BatchProcessor, re
   const usage = process.cpuUsage();
   const totalMs = (usage.user + usage.system) / 1000;
   lines.push(
-    `process: cpu ${(totalMs / 1000).toFixed(2)} s, of which other threads (GC, I/O) ${((totalMs - threads) / 1000).toFixed(2)} s`,
+    `process: cpu ${(totalMs / 1000).toFixed(2)} s, of which other threads (V8 compiler and GC, I/O) ${((totalMs - threads) / 1000).toFixed(2)} s`,
   );
   for (const l of lines) stderr.write(`crossmap debug: ${l}\n`);
 }
