@@ -26,7 +26,7 @@ export interface Hl7v2StageOptions {
   identifierSystems?: [string, string][];
   /**
    * Each Bundle line names its message, `{"file":..., "message":N, "bundle":{...}}`, for a sink that sends
-   * Bundles on (the FHIR server writer, see bundleLineSink) and reports against the message.
+   * Bundles on and reports against the message (the FHIR server writer: src/sinks/fhir-server/located-lines.ts).
    */
   located?: boolean;
 }

@@ -4,6 +4,7 @@
 // one (one patient's messages do not hold up another's). The queue is bounded: `submit` waits while it is
 // full, which holds the pipeline back instead of holding its output in memory.
 import type { Outgoing } from "./bundles.js";
+import { SendQueue } from "./send-queue.js";
 import type { Delivery } from "./sender.js";
 
 export interface DispatcherOptions<O> {
@@ -21,16 +22,13 @@ export interface DispatcherOptions<O> {
   delivered: (out: Outgoing<O>, delivery: Delivery<O>) => void;
 }
 
-export class Dispatcher<O> {
+export class Dispatcher<O> extends SendQueue {
   private readonly queue: Outgoing<O>[] = [];
   private readonly busy = new Map<string, number>();
-  private inFlight = 0;
-  private failure: unknown;
-  private wakeSubmit: (() => void) | undefined;
-  private wakeDrain: (() => void) | undefined;
   private readonly window: number;
 
   constructor(private readonly options: DispatcherOptions<O>) {
+    super();
     this.window = Math.max(options.window ?? options.concurrency * 4, options.concurrency, 1);
   }
 
@@ -39,30 +37,11 @@ export class Dispatcher<O> {
     if (this.failure !== undefined) throw this.failure;
     this.queue.push(out);
     this.pump();
-    while (this.queue.length >= this.window && this.failure === undefined) {
-      await new Promise<void>((resolve) => {
-        this.wakeSubmit = resolve;
-      });
-    }
-    if (this.failure !== undefined) throw this.failure;
+    await this.room(this.window);
   }
 
-  /** Waits until every queued Bundle has its outcome; throws the failure that stopped sending, if any. */
-  async drain(): Promise<void> {
-    while ((this.queue.length > 0 || this.inFlight > 0) && this.failure === undefined) {
-      await new Promise<void>((resolve) => {
-        this.wakeDrain = resolve;
-      });
-    }
-    if (this.failure !== undefined) {
-      // What was started is let finish, so no request is cut off mid-way.
-      while (this.inFlight > 0) {
-        await new Promise<void>((resolve) => {
-          this.wakeDrain = resolve;
-        });
-      }
-      throw this.failure;
-    }
+  protected queued(): number {
+    return this.queue.length;
   }
 
   /** Forgets the Bundles not yet sent (a stopped run) and returns their entries; those in flight finish. */
@@ -117,14 +96,5 @@ export class Dispatcher<O> {
         this.pump();
         this.wake();
       });
-  }
-
-  private wake(): void {
-    const s = this.wakeSubmit;
-    const d = this.wakeDrain;
-    this.wakeSubmit = undefined;
-    this.wakeDrain = undefined;
-    s?.();
-    d?.();
   }
 }

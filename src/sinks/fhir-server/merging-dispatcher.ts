@@ -8,6 +8,7 @@
 // process a fifth more CPU (measured).
 import type { Outgoing } from "./bundles.js";
 import { type MergeBounds, merged } from "./merge.js";
+import { SendQueue } from "./send-queue.js";
 import type { Delivery } from "./sender.js";
 
 export interface MergingDispatcherOptions<O> {
@@ -47,7 +48,7 @@ interface Item<O> {
   dropped: boolean;
 }
 
-export class MergingDispatcher<O> {
+export class MergingDispatcher<O> extends SendQueue {
   /** Per key, the last submitted Bundle writing it that has no answer yet. */
   private readonly lastWriter = new Map<string, Item<O>>();
   /** Bundles not started yet (waiting or ready). */
@@ -55,14 +56,11 @@ export class MergingDispatcher<O> {
   /** Bundles that wait for nothing, in input order. */
   private ready: Item<O>[] = [];
   private seq = 0;
-  private inFlight = 0;
-  private failure: unknown;
-  private wakeSubmit: (() => void) | undefined;
-  private wakeDrain: (() => void) | undefined;
   private pumpSoon = false;
   private readonly window: number;
 
   constructor(private readonly options: MergingDispatcherOptions<O>) {
+    super();
     const per = Math.max(1, options.merge.messages);
     this.window = Math.max(options.window ?? options.concurrency * 4 * per, options.concurrency, 1);
   }
@@ -102,30 +100,11 @@ export class MergingDispatcher<O> {
         this.pump();
       });
     }
-    while (this.pending.size >= this.window && this.failure === undefined) {
-      await new Promise<void>((resolve) => {
-        this.wakeSubmit = resolve;
-      });
-    }
-    if (this.failure !== undefined) throw this.failure;
+    await this.room(this.window);
   }
 
-  /** Waits until every queued Bundle has its outcome; throws the failure that stopped sending, if any. */
-  async drain(): Promise<void> {
-    while ((this.pending.size > 0 || this.inFlight > 0) && this.failure === undefined) {
-      await new Promise<void>((resolve) => {
-        this.wakeDrain = resolve;
-      });
-    }
-    if (this.failure !== undefined) {
-      // What was started is let finish, so no request is cut off mid-way.
-      while (this.inFlight > 0) {
-        await new Promise<void>((resolve) => {
-          this.wakeDrain = resolve;
-        });
-      }
-      throw this.failure;
-    }
+  protected queued(): number {
+    return this.pending.size;
   }
 
   /** Forgets the Bundles not yet sent (a stopped run) and returns their entries; those in flight finish. */
@@ -225,20 +204,5 @@ export class MergingDispatcher<O> {
     }
     // Ready Bundles start in input order.
     if (freed) this.ready.sort((a, b) => a.seq - b.seq);
-  }
-
-  private wakeSubmitter(): void {
-    const s = this.wakeSubmit;
-    this.wakeSubmit = undefined;
-    s?.();
-  }
-
-  private wake(): void {
-    const s = this.wakeSubmit;
-    const d = this.wakeDrain;
-    this.wakeSubmit = undefined;
-    this.wakeDrain = undefined;
-    s?.();
-    d?.();
   }
 }
