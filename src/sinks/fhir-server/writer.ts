@@ -29,7 +29,7 @@ export interface FhirServerOptions {
   batchSize: number;
   /**
    * HL7 v2 messages per transaction at most, with `--bundle transaction` (default 10; 1: one transaction per
-   * message): the messages ready to go when a request can start, sharing nothing, go as one (dispatcher.ts).
+   * message): the messages ready to go when a request can start, sharing nothing, go as one (merging-dispatcher.ts).
    */
   transactionMessages?: number;
   /** Entries per merged transaction at most (default 50); a larger message goes alone. */
