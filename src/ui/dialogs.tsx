@@ -272,33 +272,58 @@ export function SchemaOverride(props: {
 }) {
   const entities = props.entities;
   if (entities === undefined) {
+    const waiting = (id: string) => (
+      <select id={id} disabled>
+        <option>reading the target model…</option>
+      </select>
+    );
     return (
-      <Modal
-        title={`Override ${props.item.source_table ?? ""}.${props.item.source_column}`}
+      <OverrideForm
+        item={props.item}
         onClose={props.onClose}
-      >
-        <form onSubmit={(e) => e.preventDefault()}>
-          <label for="target-table">Target table</label>
-          <select id="target-table" disabled>
-            <option>reading the target model…</option>
-          </select>
-          <label for="target-column">Target column</label>
-          <select id="target-column" disabled>
-            <option>reading the target model…</option>
-          </select>
-          <div class="buttons">
-            <button type="submit" disabled>
-              Override
-            </button>
-            <button type="button" onClick={props.onClose}>
-              Cancel
-            </button>
-          </div>
-        </form>
-      </Modal>
+        table={waiting("target-table")}
+        column={waiting("target-column")}
+      />
     );
   }
   return <SchemaPickers {...props} entities={entities} />;
+}
+
+/** The override dialog around its two controls; without `onSubmit` it waits (its Override disabled). */
+function OverrideForm(props: {
+  item: SchemaItem;
+  onClose: () => void;
+  onSubmit?: () => void;
+  table: ComponentChildren;
+  column: ComponentChildren;
+}) {
+  const { onSubmit } = props;
+  return (
+    <Modal
+      title={`Override ${props.item.source_table ?? ""}.${props.item.source_column}`}
+      onClose={props.onClose}
+    >
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          onSubmit?.();
+        }}
+      >
+        <label for="target-table">Target table</label>
+        {props.table}
+        <label for="target-column">Target column</label>
+        {props.column}
+        <div class="buttons">
+          <button type="submit" disabled={onSubmit === undefined}>
+            Override
+          </button>
+          <button type="button" onClick={props.onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
 }
 
 function SchemaPickers(props: {
@@ -313,19 +338,15 @@ function SchemaPickers(props: {
   const [column, setColumn] = useState(props.item.target_column ?? "");
   const columnKnown = columns.some((f) => f.name === column);
   return (
-    <Modal
-      title={`Override ${props.item.source_table ?? ""}.${props.item.source_column}`}
+    <OverrideForm
+      item={props.item}
       onClose={props.onClose}
-    >
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          const col = entities && !columnKnown ? (columns[0]?.name ?? "") : column;
-          if (table && col) props.onPick(table, col);
-        }}
-      >
-        <label for="target-table">Target table</label>
-        {entities ? (
+      onSubmit={() => {
+        const col = entities && !columnKnown ? (columns[0]?.name ?? "") : column;
+        if (table && col) props.onPick(table, col);
+      }}
+      table={
+        entities ? (
           <select
             id="target-table"
             value={table}
@@ -343,9 +364,10 @@ function SchemaPickers(props: {
             value={table}
             onInput={(e) => setTable((e.target as HTMLInputElement).value)}
           />
-        )}
-        <label for="target-column">Target column</label>
-        {entities ? (
+        )
+      }
+      column={
+        entities ? (
           <select
             id="target-column"
             value={columnKnown ? column : (columns[0]?.name ?? "")}
@@ -363,15 +385,9 @@ function SchemaPickers(props: {
             value={column}
             onInput={(e) => setColumn((e.target as HTMLInputElement).value)}
           />
-        )}
-        <div class="buttons">
-          <button type="submit">Override</button>
-          <button type="button" onClick={props.onClose}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </Modal>
+        )
+      }
+    />
   );
 }
 
