@@ -4,10 +4,9 @@
 // one (one patient's messages do not hold up another's). The queue is bounded: `submit` waits while it is
 // full, which holds the pipeline back instead of holding its output in memory.
 import type { Outgoing } from "./bundles.js";
-import { SendQueue } from "./send-queue.js";
-import type { Delivery } from "./sender.js";
+import { type Delivering, SendQueue } from "./send-queue.js";
 
-export interface DispatcherOptions<O> {
+export interface DispatcherOptions<O> extends Delivering<O> {
   /** Bundles in flight at once. */
   concurrency: number;
   /**
@@ -17,9 +16,6 @@ export interface DispatcherOptions<O> {
    * filling the queue made that scan 2.5% of the in-process bench's CPU (profiled).
    */
   window?: number;
-  deliver: (out: Outgoing<O>) => Promise<Delivery<O>>;
-  /** Told of each Bundle's outcome, in completion order. */
-  delivered: (out: Outgoing<O>, delivery: Delivery<O>) => void;
 }
 
 export class Dispatcher<O> extends SendQueue {
@@ -57,7 +53,7 @@ export class Dispatcher<O> extends SendQueue {
    * flight or an earlier queued one writes: the skipped one's keys then block later Bundles too, so two
    * Bundles with a key in common always start in input order, and the later only once the earlier answered.
    */
-  private pump(): void {
+  protected pump(): void {
     if (this.failure !== undefined || this.inFlight >= this.options.concurrency) return;
     const q = this.queue;
     let blocked: Set<string> | undefined;
@@ -76,25 +72,13 @@ export class Dispatcher<O> extends SendQueue {
   }
 
   private start(out: Outgoing<O>): void {
-    this.inFlight++;
     for (const k of out.keys) this.busy.set(k, (this.busy.get(k) ?? 0) + 1);
-    this.options
-      .deliver(out)
-      .then(
-        (delivery) => this.options.delivered(out, delivery),
-        (err: unknown) => {
-          this.failure ??= err;
-        },
-      )
-      .finally(() => {
-        this.inFlight--;
-        for (const k of out.keys) {
-          const n = (this.busy.get(k) ?? 1) - 1;
-          if (n === 0) this.busy.delete(k);
-          else this.busy.set(k, n);
-        }
-        this.pump();
-        this.wake();
-      });
+    this.send(out, this.options, () => {
+      for (const k of out.keys) {
+        const n = (this.busy.get(k) ?? 1) - 1;
+        if (n === 0) this.busy.delete(k);
+        else this.busy.set(k, n);
+      }
+    });
   }
 }

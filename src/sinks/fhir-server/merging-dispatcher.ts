@@ -8,10 +8,9 @@
 // process a fifth more CPU (measured).
 import type { Outgoing } from "./bundles.js";
 import { type MergeBounds, merged } from "./merge.js";
-import { SendQueue } from "./send-queue.js";
-import type { Delivery } from "./sender.js";
+import { type Delivering, SendQueue } from "./send-queue.js";
 
-export interface MergingDispatcherOptions<O> {
+export interface MergingDispatcherOptions<O> extends Delivering<O> {
   /** Bundles in flight at once. */
   concurrency: number;
   /**
@@ -27,9 +26,6 @@ export interface MergingDispatcherOptions<O> {
    * key (a later one waits for an earlier one it shares a key with), so only fullUrls are checked.
    */
   merge: MergeBounds;
-  deliver: (out: Outgoing<O>) => Promise<Delivery<O>>;
-  /** Told of each Bundle's outcome, in completion order. */
-  delivered: (out: Outgoing<O>, delivery: Delivery<O>) => void;
 }
 
 /** A submitted Bundle until its answer: what it waits for and what waits for it. */
@@ -122,7 +118,7 @@ export class MergingDispatcher<O> extends SendQueue {
   }
 
   /** Starts ready Bundles in input order while there is room, the mergeable ones merged. */
-  private pump(): void {
+  protected pump(): void {
     const bounds = this.options.merge;
     let started = false;
     while (this.failure === undefined && this.inFlight < this.options.concurrency && this.ready.length > 0) {
@@ -173,23 +169,11 @@ export class MergingDispatcher<O> extends SendQueue {
   }
 
   private start(items: Item<O>[]): void {
-    this.inFlight++;
     for (const item of items) this.pending.delete(item);
     const out = items.length === 1 ? (items[0] as Item<O>).out : merged(items.map((i) => i.out));
-    this.options
-      .deliver(out)
-      .then(
-        (delivery) => this.options.delivered(out, delivery),
-        (err: unknown) => {
-          this.failure ??= err;
-        },
-      )
-      .finally(() => {
-        this.inFlight--;
-        for (const item of items) this.answered(item);
-        this.pump();
-        this.wake();
-      });
+    this.send(out, this.options, () => {
+      for (const item of items) this.answered(item);
+    });
   }
 
   /** Frees the keys of a Bundle that has its answer; the Bundles that waited only for it become ready. */

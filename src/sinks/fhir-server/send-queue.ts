@@ -1,6 +1,14 @@
 // What both dispatchers (dispatcher.ts, merging-dispatcher.ts) share: the failure that stops sending, the
 // requests in flight, and the two waits on them: a submitter held back while the queue is full, and the
 // end of a run waiting for every queued Bundle's outcome.
+import type { Outgoing } from "./bundles.js";
+import type { Delivery } from "./sender.js";
+
+export interface Delivering<O> {
+  deliver: (out: Outgoing<O>) => Promise<Delivery<O>>;
+  /** Told of each Bundle's outcome, in completion order. */
+  delivered: (out: Outgoing<O>, delivery: Delivery<O>) => void;
+}
 
 export abstract class SendQueue {
   protected inFlight = 0;
@@ -10,6 +18,31 @@ export abstract class SendQueue {
 
   /** Bundles queued and not started yet. */
   protected abstract queued(): number;
+
+  /** Starts what may start now. */
+  protected abstract pump(): void;
+
+  /**
+   * Sends one request; its failure stops sending. Once it has its answer (or failed), `settled` frees what
+   * it held, and the queue moves on.
+   */
+  protected send<O>(out: Outgoing<O>, via: Delivering<O>, settled: () => void): void {
+    this.inFlight++;
+    via
+      .deliver(out)
+      .then(
+        (delivery) => via.delivered(out, delivery),
+        (err: unknown) => {
+          this.failure ??= err;
+        },
+      )
+      .finally(() => {
+        this.inFlight--;
+        settled();
+        this.pump();
+        this.wake();
+      });
+  }
 
   /** Returns once fewer than `window` Bundles are queued; throws the failure that stopped sending. */
   protected async room(window: number): Promise<void> {
