@@ -2,7 +2,7 @@
 // line per message) without parsing it: each entry is the slice of the line it already is, and only what the
 // writer needs (the Bundle's id, each entry's fullUrl and request) is read. Parsing each line whole and writing
 // each entry out again cost the writer more CPU than anything else it does (profiled, bench/fhir-server.ts).
-import { keyOf, type Outgoing } from "./bundles.js";
+import { type EntryRequest, messageOutgoing, type Outgoing } from "./bundles.js";
 
 /** One located message's transaction: the same as `messageBundle(bundle, "transaction", origin)` gives. */
 export interface LocatedTransaction<O> {
@@ -10,13 +10,6 @@ export interface LocatedTransaction<O> {
   message: number;
   outgoing: Outgoing<O>;
   fullUrls: string[];
-}
-
-/** An entry's request as the crossmap wrote it (read as it is: bundles.ts names and orders by it). */
-interface EntryRequest {
-  method?: string;
-  url?: string;
-  ifNoneExist?: string;
 }
 
 /**
@@ -59,19 +52,7 @@ export function locatedTransaction<O>(
   if (ws(line, end) !== line.length || file === undefined || message === undefined || bundle === undefined)
     throw new SyntaxError("not a located Bundle line");
   const b = bundle as NonNullable<typeof bundle>;
-  const from = origin(file, message);
-  const outgoing: Outgoing<O> = {
-    type: "transaction",
-    entries: b.entries,
-    requests: b.requests.map((r) => `${r.method ?? "?"} ${r.url ?? "?"}`),
-    origins: b.entries.map(() => from),
-    keys: [],
-  };
-  for (const r of b.requests) {
-    const k = keyOf(r);
-    if (k !== undefined) outgoing.keys.push(k);
-  }
-  if (b.id !== undefined) outgoing.id = b.id;
+  const outgoing = messageOutgoing("transaction", b.entries, b.requests, origin(file, message), b.id);
   return { file, message, outgoing, fullUrls: b.fullUrls };
 }
 

@@ -162,8 +162,10 @@ interface BundleEntryLike {
   request?: { method?: string; url?: string; ifNoneExist?: string };
 }
 
+export type EntryRequest = BundleEntryLike["request"];
+
 /** What an entry writes, for ordering: its URL, with the If-None-Exist query of a conditional create. */
-export function keyOf(request: BundleEntryLike["request"]): string | undefined {
+function keyOf(request: EntryRequest): string | undefined {
   if (!request?.url) return undefined;
   if (request.method === "POST")
     return request.ifNoneExist ? `${request.url}?${request.ifNoneExist}` : undefined;
@@ -198,17 +200,31 @@ export function messageBundle<O>(
       return stringifyJson(resource === undefined ? e : { ...e, resource });
     });
   } else texts = entries.map((e) => stringifyJson(e));
-  const outgoing: Outgoing<O> = {
-    type: as,
-    entries: texts,
-    requests: entries.map((e) => `${e.request?.method ?? "?"} ${e.request?.url ?? "?"}`),
-    origins: entries.map(() => origin),
-    keys: entries.map((e) => keyOf(e.request)).filter((k): k is string => k !== undefined),
-  };
-  if (typeof bundle.id === "string") outgoing.id = bundle.id;
+  const id = typeof bundle.id === "string" ? bundle.id : undefined;
+  const requests = entries.map((e) => e.request);
+  const outgoing = messageOutgoing(as, texts, requests, origin, id);
   const fullUrls: string[] = [];
   for (const e of entries) if (typeof e.fullUrl === "string") fullUrls.push(e.fullUrl);
   return { outgoing, unresolved, fullUrls };
+}
+
+/** One message's Outgoing: its entries' texts, how each is named, what each writes, all from `origin`. */
+export function messageOutgoing<O>(
+  type: "transaction" | "batch",
+  entries: string[],
+  requests: readonly EntryRequest[],
+  origin: O,
+  id: string | undefined,
+): Outgoing<O> {
+  const outgoing: Outgoing<O> = {
+    type,
+    entries,
+    requests: requests.map((r) => `${r?.method ?? "?"} ${r?.url ?? "?"}`),
+    origins: entries.map(() => origin),
+    keys: requests.map(keyOf).filter((k): k is string => k !== undefined),
+  };
+  if (id !== undefined) outgoing.id = id;
+  return outgoing;
 }
 
 /** A copy of `node` with its references to local entries rewritten (only what changes is copied). */
