@@ -25,6 +25,8 @@ export {
   type Hl7Message,
   Hl7v2Summary,
   type MalformedMessage,
+  type MessageConverter,
+  messageConverter,
   type SegmentContext,
 } from "./pipeline/hl7v2/index.js";
 export { type AppOptions, createApp } from "./server/app.js";

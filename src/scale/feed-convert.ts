@@ -4,7 +4,7 @@
 // published with its issues; only what `map` would not write (a malformed message, a record that fails)
 // is a dead letter.
 import type { BundleType, SegmentMappers } from "../pipeline/hl7v2/bundle.js";
-import { convertMessage } from "../pipeline/hl7v2/index.js";
+import { messageConverter } from "../pipeline/hl7v2/index.js";
 import { type Hl7v2Issue, issueOf, malformedIssue } from "../pipeline/hl7v2/run.js";
 import { type RawMessage, splitMessages } from "../pipeline/hl7v2/split.js";
 import { stringifyJson } from "../pipeline/json.js";
@@ -75,6 +75,8 @@ export function mshComponent(msh: string, n: number): string {
 const controlId = (raw: RawMessage): string | undefined => mshField(raw.segments[0] ?? "", 10) || undefined;
 
 export function er7Converter(mappers: SegmentMappers, bundle: BundleType): FeedConverter {
+  // One converter for the feed: it keeps the link plans of the message structures it has seen.
+  const convert = messageConverter(mappers, { bundle });
   return (data, where) => {
     const text = decode(data, where);
     if (typeof text !== "string") return text;
@@ -91,7 +93,7 @@ export function er7Converter(mappers: SegmentMappers, bundle: BundleType): FeedC
     const outputs: FeedOutput[] = [];
     const malformed: { raw: RawMessage; issue: Hl7v2Issue }[] = [];
     for (const raw of raws) {
-      const r = convertMessage(raw, mappers, { file: where, bundle });
+      const r = convert(raw, where);
       if (!r.ok) malformed.push({ raw, issue: malformedIssue(r.malformed, where) });
       else {
         const issues = r.issues.map((i) => issueOf(i, where, r));

@@ -1,6 +1,7 @@
 // One feed message to its output or its dead letter, and the MSH fields that key and name it.
 import { describe, expect, it } from "vitest";
 import { findBuiltinCrossmap } from "../../src/crossmap/catalog.js";
+import { linkPlansMade } from "../../src/pipeline/hl7v2/link.js";
 import { loadPlan } from "../../src/pipeline/load-plan.js";
 import { composePlan } from "../../src/pipeline/plan.js";
 import { createBatchMapper } from "../../src/pipeline/stage.js";
@@ -29,6 +30,14 @@ describe("MSH fields", () => {
 describe("er7Converter", async () => {
   const plan = await loadPlan({ crossmaps: [findBuiltinCrossmap("hl7v2_2.5.1", "fhir_r4")!.path] });
   const convert = er7Converter(plan, "collection");
+
+  it("plans a message structure's links once for the feed, not once per message", () => {
+    const before = linkPlansMade();
+    const a = convert(bytes(`${MSH}\rPID|1||9^^^FAC_A^MR||DOE^J\rPV1|1|I\r`), "hl7.in.FAC_A#7");
+    const b = convert(bytes(`${MSH}\rPID|1||9^^^FAC_A^MR||DOE^J\rPV1|1|I\r`), "hl7.in.FAC_A#8");
+    expect(linkPlansMade() - before).toBe(1);
+    expect(b.outputs[0]?.payload).toBe(a.outputs[0]?.payload);
+  });
 
   it("gives one Bundle per message with the message control id", () => {
     const r = convert(bytes(`${MSH}\rPID|1||9^^^FAC_A^MR||DOE^J\r`), "hl7.in.FAC_A#1");

@@ -94,7 +94,11 @@ export function messageConverter(
   };
 }
 
-/** Parses and maps one raw message; never throws for bad input. */
+/**
+ * Parses and maps one raw message; never throws for bad input. For a series of messages (a feed, a
+ * listener), make one `messageConverter` and call it per message: this builds one per call, so nothing it
+ * works out (the link plan of each message structure) is kept for the next message.
+ */
 export function convertMessage(
   raw: RawMessage,
   crossmap: Crossmap | SegmentMappers,

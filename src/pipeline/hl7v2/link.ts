@@ -27,6 +27,13 @@ interface LinkPlan {
  */
 const plans = new WeakMap<(type: string) => boolean, Map<string, LinkPlan>>();
 const MAX_PLANS = 1024;
+let planned = 0;
+
+/**
+ * Link plans worked out so far in this thread. A converter made once per run plans each message structure
+ * and segment sequence once; one made per message (as the listener's did) plans every message again.
+ */
+export const linkPlansMade = (): number => planned;
 
 /** Fills the context of every segment of `records` from its placement in `root` (named `structure`). */
 export function linkByStructure(
@@ -46,6 +53,7 @@ export function linkByStructure(
   let plan = byKey.get(key);
   if (plan === undefined) {
     plan = planLinks(types, placeSegments(root, types), mapped, structure);
+    planned++;
     if (byKey.size < MAX_PLANS) byKey.set(key, plan);
   }
   applyLinks(records, plan);
