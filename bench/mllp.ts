@@ -8,10 +8,11 @@
 // same run: the same clients against a plain Node MLLP server that ACKs at once (bench/mllp-echo.mjs).
 // Prints a table and one JSON line. Knobs: BENCH_MESSAGES (per case, default 2000), BENCH_WORKERS (listener
 // conversion threads), BENCH_LISTEN_ARGS (more `crossmap listen` flags, space-separated, e.g.
-// `--durability commit`), BENCH_LISTEN_NODE_ARGS (node flags for the listener), BENCH_CASES,
+// `--durability commit`), BENCH_LISTEN_NODE_ARGS (node flags for the listener), BENCH_LISTEN_LOG (a file
+// for the listener's stdout, e.g. with --trace-gc), BENCH_CASES,
 // BENCH_BASE_CLI, BENCH_ATTACH (below).
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -122,7 +123,9 @@ interface Started {
 
 async function startListener(dir: string, extra: string[], bin: string): Promise<Started> {
   const child = spawn(process.execPath, [
-    ...(process.env.BENCH_LISTEN_NODE_ARGS ? process.env.BENCH_LISTEN_NODE_ARGS.split(" ") : []),
+    ...(process.env.BENCH_LISTEN_NODE_ARGS
+      ? process.env.BENCH_LISTEN_NODE_ARGS.split(" ").filter(Boolean)
+      : []),
     bin,
     "listen",
     "--mllp",
@@ -136,9 +139,14 @@ async function startListener(dir: string, extra: string[], bin: string): Promise
     "--health-port",
     "127.0.0.1:0",
     ...(process.env.BENCH_WORKERS ? ["--workers", process.env.BENCH_WORKERS] : []),
-    ...(process.env.BENCH_LISTEN_ARGS ? process.env.BENCH_LISTEN_ARGS.split(" ") : []),
+    ...(process.env.BENCH_LISTEN_ARGS ? process.env.BENCH_LISTEN_ARGS.split(" ").filter(Boolean) : []),
     ...extra,
   ]);
+  // The listener's stdout (e.g. BENCH_LISTEN_NODE_ARGS=--trace-gc) to BENCH_LISTEN_LOG, or drained: left
+  // unread, a full pipe would stop the listener.
+  if (process.env.BENCH_LISTEN_LOG)
+    child.stdout.pipe(createWriteStream(process.env.BENCH_LISTEN_LOG, { flags: "a" }));
+  else child.stdout.resume();
   const m = await started(child, /on 127\.0\.0\.1:(\d+);.*health on (http:\S+)/, "stderr");
   const health = m[2] as string;
   return {
