@@ -456,7 +456,7 @@ describe(`locatedTransaction against the full parse (seeded fuzz, seed ${SEED})`
     for (const { line } of byLength.slice(0, 40))
       for (let i = 0; i < line.length; i++) verdict(line.slice(0, i));
     for (const { line } of LINES) {
-      for (let n = 0; n < 30; n++) {
+      for (let n = 0; n < 20; n++) {
         const i = g.int(line.length);
         const k = g.int(4);
         if (k === 0) verdict(line.slice(0, i) + line.slice(i + 1));
@@ -472,6 +472,6 @@ describe(`locatedTransaction against the full parse (seeded fuzz, seed ${SEED})`
     // The seed's own counts (a change to the generator or to what the scanner reads changes them): most
     // mutants break the line; many leave it one the scanner reads (a character changed inside a string, a
     // space more, a digit for a digit).
-    expect(counts).toEqual({ mutants: 76735, read: 27142, thrown: 49593 });
+    expect(counts).toEqual({ mutants: 53198, read: 18126, thrown: 35072 });
   });
 });
