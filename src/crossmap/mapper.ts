@@ -1,6 +1,6 @@
 // The per-record path: constants, then one closure per field, then array compaction. Nothing is looked up here.
 import { Unmappable } from "../transforms/types.js";
-import type { Getter, Setter } from "./paths.js";
+import { type Getter, generatedNow, type Setter } from "./paths.js";
 import type { MappingIssue, MapResult, Position, RecordMapper, SourceRecord, TargetRecord } from "./types.js";
 
 export interface CompiledField {
@@ -66,18 +66,32 @@ function issue(
 const unconverted = (f: CompiledField, position: Position | undefined): MappingIssue =>
   issue(f, position, "missing_required", "error", `required field ${f.field} gave no value`);
 
+/** Swaps the lazy getters and setters of a mapper's fields and constants for their generated code. */
+function generateAccessors(constants: CompiledConstant[], fields: CompiledField[]): true {
+  for (const c of constants) c.set = generatedNow(c.set);
+  for (const f of fields) {
+    f.get = generatedNow(f.get);
+    f.set = generatedNow(f.set);
+  }
+  return true;
+}
+
 export function createMapper(parts: MapperParts): RecordMapper {
   const { constants, fields, compact } = parts;
   const nc = constants.length;
   const nf = fields.length;
   // A constant per mapper: entities without conditional fields never look at `when`.
   const anyWhen = fields.some((f) => f.when !== undefined);
+  // Accessors are generated on the mapper's first record, all at once (not at load: a large crossmap maps
+  // records of a few of its entities, and generating code costs 20-40 us an accessor).
+  let generated = false;
   return {
     source: parts.source,
     target: parts.target,
     sourceEntity: parts.sourceEntity,
     targetEntity: parts.targetEntity,
     map(record: SourceRecord, position?: Position): MapResult {
+      if (!generated) generated = generateAccessors(constants, fields);
       const out: TargetRecord = {};
       let issues: MappingIssue[] | undefined;
       for (let i = 0; i < nc; i++) {
