@@ -8,17 +8,23 @@ export function parseJson(text: string): unknown {
   const value = JSON.parse(text);
   // Any integer literal beyond 2^53 parses to a double that is not a safe integer, so the native result
   // says whether the slow exact parse is needed; scanning the text for digit runs cost more than this.
-  return hasUnsafeInteger(value) ? new ExactParser(text).parseDocument() : value;
+  // A key holding a backslash also goes the exact way (only a text with a backslash can have one): V8's
+  // JSON.parse in Node 24 and later can read an escaped key as another it has seen, always one with a
+  // backslash: after a `"\\"` key, `"\""` and `"\/"` read as `\` (nodejs/node#63785).
+  return needsExactParse(value, text.includes("\\")) ? new ExactParser(text).parseDocument() : value;
 }
 
-function hasUnsafeInteger(value: unknown): boolean {
+function needsExactParse(value: unknown, keys: boolean): boolean {
   if (typeof value === "number") return Number.isInteger(value) && !Number.isSafeInteger(value);
   if (typeof value !== "object" || value === null) return false;
   if (Array.isArray(value)) {
-    for (const item of value) if (hasUnsafeInteger(item)) return true;
+    for (const item of value) if (needsExactParse(item, keys)) return true;
     return false;
   }
-  for (const key in value) if (hasUnsafeInteger((value as Record<string, unknown>)[key])) return true;
+  for (const key in value) {
+    if (keys && key.includes("\\")) return true;
+    if (needsExactParse((value as Record<string, unknown>)[key], keys)) return true;
+  }
   return false;
 }
 
