@@ -22,7 +22,7 @@ export const isEr7Record = (record: object): boolean => ER7 in record;
 
 function subNode(subs: string[]): Er7Node {
   const n = { [ER7]: [[subs]] } as Er7Node;
-  for (let i = 0; i < subs.length; i++) if (subs[i] !== "") n[String(i + 1)] = subs[i] as string;
+  for (let i = 0; i < subs.length; i++) if (subs[i] !== "") n[i + 1] = subs[i] as string;
   return n;
 }
 
@@ -32,8 +32,8 @@ export function repetitionNode(rep: string[][], all: Er7Split): Er7Node {
   for (let i = 0; i < rep.length; i++) {
     const c = rep[i] as string[];
     if (c.length === 1) {
-      if (c[0] !== "") n[String(i + 1)] = c[0] as string;
-    } else if (c.some((s) => s !== "")) n[String(i + 1)] = subNode(c);
+      if (c[0] !== "") n[i + 1] = c[0] as string;
+    } else if (c.some((s) => s !== "")) n[i + 1] = subNode(c);
   }
   return n;
 }

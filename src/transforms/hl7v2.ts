@@ -19,6 +19,8 @@ import {
 import { isUcum } from "./ucum.js";
 
 const UCUM = "http://unitsofmeasure.org";
+/** The first components of the CWE triplets (identifier, text, coding system): CWE-1..3, 4..6, 10..12. */
+const TRIPLETS = [1, 4, 10];
 
 const ESCAPES: Record<string, string> = { F: "|", S: "^", T: "&", R: "~", E: "\\", ".br": "\n" };
 
@@ -400,25 +402,36 @@ function renderer(cfg: Config, unitField: Getter | undefined): Render {
       const systemOf = systemResolver(cfg.systems);
       const isLocal = nameMatcher(cfg.local_systems ?? []);
       const listed = cfg.codes ? new Map(Object.entries(cfg.codes)) : undefined;
+      // Per call, only what is written is allocated: the lists of problems exist only when there is one
+      // (this renderer runs for every coded field of a message).
       return (c) => {
         const codings: Record<string, string>[] = [];
-        const unknown: string[] = [];
-        const local: string[] = [];
-        const unlisted: string[] = [];
+        let unknown: string[] | undefined;
+        let local: string[] | undefined;
+        let unlisted: string[] | undefined;
         // IG CWE[CodeableConcept]: the three triplets (CWE-1..3, 4..6, 10..12) are codings 1..3.
-        for (const [code, shown, name] of [
-          [at(c, 1), at(c, 2), at(c, 3)],
-          [at(c, 4), at(c, 5), at(c, 6)],
-          [at(c, 10), at(c, 11), at(c, 12)],
-        ] as const) {
+        for (let t = 0; t < 3; t++) {
+          const first = TRIPLETS[t] as number;
+          const code = at(c, first);
           if (!code) continue;
+          const shown = at(c, first + 1);
+          const name = at(c, first + 2);
           let system = name ? systemOf(name) : cfg.default_system;
-          if (name && !system) (isLocal(name) ? local : unknown).push(name);
+          if (name && !system) {
+            if (isLocal(name)) {
+              local ??= [];
+              local.push(name);
+            } else {
+              unknown ??= [];
+              unknown.push(name);
+            }
+          }
           let display = shown;
           if (system !== undefined && listed !== undefined) {
             // A code the system does not have is not written under it (a sender's local race "1").
             const known = listed.get(code);
             if (known === undefined) {
+              unlisted ??= [];
               unlisted.push(`"${code}" is not among the codes this field takes from ${system}`);
               system = undefined;
             } else if (!display) display = known;
@@ -428,14 +441,13 @@ function renderer(cfg: Config, unitField: Getter | undefined): Render {
         const text = at(c, 9) || (codings.length === 0 ? at(c, 2) : "");
         const out = cfg.part === "coding" ? codings[0] : nonEmpty({ coding: codings, text });
         if (out === undefined) return out;
+        if (unknown === undefined && local === undefined && unlisted === undefined) return out;
         const why = [
-          ...unknown.map((u) => `coding system "${u}" has no URI in systems`),
-          ...local.map((u) => `coding system "${u}" is a local one (HL7 table 0396: L, 99zzz)`),
-          ...unlisted,
+          ...(unknown ?? []).map((u) => `coding system "${u}" has no URI in systems`),
+          ...(local ?? []).map((u) => `coding system "${u}" is a local one (HL7 table 0396: L, 99zzz)`),
+          ...(unlisted ?? []),
         ];
-        if (why.length > 0)
-          return degrade(out, "unmapped_value", `${why.join("; ")}; coding written without system`);
-        return out;
+        return degrade(out, "unmapped_value", `${why.join("; ")}; coding written without system`);
       };
     }
     case "EI":
