@@ -67,13 +67,12 @@ const unconverted = (f: CompiledField, position: Position | undefined): MappingI
   issue(f, position, "missing_required", "error", `required field ${f.field} gave no value`);
 
 /** Swaps the lazy getters and setters of a mapper's fields and constants for their generated code. */
-function generateAccessors(constants: CompiledConstant[], fields: CompiledField[]): true {
+function generateAccessors(constants: CompiledConstant[], fields: CompiledField[]): void {
   for (const c of constants) c.set = generatedNow(c.set);
   for (const f of fields) {
     f.get = generatedNow(f.get);
     f.set = generatedNow(f.set);
   }
-  return true;
 }
 
 export function createMapper(parts: MapperParts): RecordMapper {
@@ -91,7 +90,10 @@ export function createMapper(parts: MapperParts): RecordMapper {
     sourceEntity: parts.sourceEntity,
     targetEntity: parts.targetEntity,
     map(record: SourceRecord, position?: Position): MapResult {
-      if (!generated) generated = generateAccessors(constants, fields);
+      if (!generated) {
+        generateAccessors(constants, fields);
+        generated = true;
+      }
       const out: TargetRecord = {};
       let issues: MappingIssue[] | undefined;
       for (let i = 0; i < nc; i++) {

@@ -151,14 +151,9 @@ export function parseTargetPath(path: string): TargetSegment[] {
  */
 export function compileGetter(steps: readonly Step[]): Getter {
   let generated: Getter | undefined;
-  const lazy: Getter & Lazy<Getter> = (r) => {
-    generated ??= generateGetter(steps);
-    return generated(r);
-  };
-  lazy[GENERATE] = () => {
-    generated ??= generateGetter(steps);
-    return generated;
-  };
+  const generate = (): Getter => (generated ??= generateGetter(steps));
+  const lazy: Getter & Lazy<Getter> = (r) => (generated ?? generate())(r);
+  lazy[GENERATE] = generate;
   return lazy;
 }
 
@@ -218,14 +213,9 @@ function writeLast(cur: Record<Step, unknown>, key: Step, value: unknown): boole
  */
 export function compileSetter(steps: readonly Step[]): Setter {
   let generated: Setter | undefined;
-  const lazy: Setter & Lazy<Setter> = (out, value) => {
-    generated ??= generateSetter(steps);
-    return generated(out, value);
-  };
-  lazy[GENERATE] = () => {
-    generated ??= generateSetter(steps);
-    return generated;
-  };
+  const generate = (): Setter => (generated ??= generateSetter(steps));
+  const lazy: Setter & Lazy<Setter> = (out, value) => (generated ?? generate())(out, value);
+  lazy[GENERATE] = generate;
   return lazy;
 }
 
