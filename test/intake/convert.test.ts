@@ -1,14 +1,12 @@
 // One kept message -> its Bundle on a conversion thread: the converter is built once for the run.
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createConverter } from "../../src/intake/convert.js";
 import { linkPlansMade } from "../../src/pipeline/hl7v2/link.js";
 import { resolvePlanSpec } from "../../src/pipeline/load-plan.js";
+import { samples } from "./mllp-harness.js";
 
-const sample = (name: string) =>
-  readFileSync(new URL(`../fixtures/hl7v2/samples/${name}`, import.meta.url), "utf8")
-    .trim()
-    .replace(/\r?\n/g, "\r");
+const texts = new Map(samples().map((s) => [s.name, s.text]));
+const sample = (name: string) => texts.get(name) as string;
 
 describe("createConverter", async () => {
   const plan = await resolvePlanSpec({
