@@ -2,14 +2,16 @@
 // after the fsync) fed by 1 and by 8 concurrent loopback connections, each sending the 22 sample messages
 // (test/fixtures/hl7v2/samples, each with its own MSH-10) one at a time and waiting for the ACK, as MLLP
 // senders do. Measures messages/s acknowledged, messages/s acknowledged and converted (until the listener's
-// /healthz counts them all converted), p50/p99 ACK latency, the listener's CPU and its threads' voluntary
+// /healthz counts them all converted), p50/p99 ACK latency (and the p99 apart of the messages answered once
+// kept and of the one sample whose sender asks only for the application ACK, which comes after the
+// conversion: OUL-R22-01, MSH-15 NE, MSH-16 AL), the listener's CPU and its threads' voluntary
 // context switches (hand-offs between threads) per message. A second listener maps only MSH
 // (bench/mllp-header-only.yaml): what the listener itself costs, apart from the conversion. Baseline in the
 // same run: the same clients against a plain Node MLLP server that ACKs at once (bench/mllp-echo.mjs).
 // Prints a table and one JSON line. Knobs: BENCH_MESSAGES (per case, default 2000), BENCH_WORKERS (listener
 // conversion threads), BENCH_LISTEN_ARGS (more `crossmap listen` flags, space-separated, e.g.
 // `--durability commit`), BENCH_LISTEN_NODE_ARGS (node flags for the listener), BENCH_LISTEN_LOG (a file
-// for the listener's stdout, e.g. with --trace-gc), BENCH_CASES,
+// for the listener's stdout, e.g. with --trace-gc), BENCH_PATIENTS=distinct (below), BENCH_CASES,
 // BENCH_BASE_CLI, BENCH_ATTACH (below).
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -40,8 +42,34 @@ function started(
   });
 }
 
-/** One connection sending its share one at a time; resolves with each message's ACK latency (ms). */
-async function sender(port: number, first: number, count: number, run: string): Promise<number[]> {
+/**
+ * Whether a sample asks only for the application ACK (MSH-15 NE, MSH-16 AL or SU): its sender waits for the
+ * conversion, not only for the journal (OUL-R22-01 among the samples), so its latency is counted apart too.
+ */
+const appAckOnly = texts.map((t) => {
+  const msh = t.slice(0, t.indexOf("\r")).split("|");
+  return (msh[14] ?? "") === "NE" && ["AL", "SU"].includes(msh[15] ?? "");
+});
+
+/**
+ * BENCH_PATIENTS=distinct: each message's first PID-3 identifier gets a suffix of its own, as in a feed of
+ * many patients. As they are, 14 of the 22 samples name one patient (PATID1234), so most conversions wait
+ * in that patient's order, one at a time.
+ */
+const DISTINCT = process.env.BENCH_PATIENTS === "distinct";
+const patientOf = (text: string, i: number): string =>
+  DISTINCT
+    ? text.replace(/\rPID\|([^|]*)\|([^|]*)\|([^|^~]*)/, (_m, a, b, c) => `\rPID|${a}|${b}|${c}-${i}`)
+    : text;
+
+interface Latency {
+  ms: number;
+  /** Answered by the application ACK after the conversion (appAckOnly), not once kept. */
+  app: boolean;
+}
+
+/** One connection sending its share one at a time; resolves with each message's ACK latency. */
+async function sender(port: number, first: number, count: number, run: string): Promise<Latency[]> {
   const socket: Socket = await new Promise((resolve) => {
     const s = connect(port, "127.0.0.1", () => resolve(s));
   });
@@ -58,16 +86,16 @@ async function sender(port: number, first: number, count: number, run: string): 
       answered?.();
     }
   });
-  const latencies: number[] = [];
+  const latencies: Latency[] = [];
   for (let i = first; i < first + count; i++) {
-    const text = withControlId(texts[i % texts.length] as string, `${run}-${i}`);
+    const text = patientOf(withControlId(texts[i % texts.length] as string, `${run}-${i}`), i);
     const t0 = performance.now();
     const done = new Promise<void>((resolve) => {
       answered = resolve;
     });
     socket.write(Buffer.concat([Buffer.of(0x0b), Buffer.from(text), Buffer.of(0x1c, 0x0d)]));
     await done;
-    latencies.push(performance.now() - t0);
+    latencies.push({ ms: performance.now() - t0, app: appAckOnly[i % texts.length] as boolean });
   }
   socket.destroy();
   return latencies;
@@ -78,6 +106,9 @@ interface Result {
   converted?: number;
   p50: number;
   p99: number;
+  /** p99 of the messages answered once kept, and of those answered by the application ACK (appAckOnly). */
+  p99Kept: number;
+  p99App: number;
 }
 
 async function drive(
@@ -98,13 +129,23 @@ async function drive(
     while ((await convertedCount()) < target) await new Promise((r) => setTimeout(r, 20));
     converted = all.length / ((performance.now() - t0) / 1000);
   }
-  all.sort((a, b) => a - b);
-  const pct = (p: number) => all[Math.min(all.length - 1, Math.floor(p * all.length))] as number;
+  const pct = (list: Latency[], p: number) => {
+    const ms = list.map((l) => l.ms).sort((a, b) => a - b);
+    return ms.length === 0 ? Number.NaN : (ms[Math.min(ms.length - 1, Math.floor(p * ms.length))] as number);
+  };
   return {
     acked: all.length / ((ackedAt - t0) / 1000),
     ...(converted !== undefined ? { converted } : {}),
-    p50: pct(0.5),
-    p99: pct(0.99),
+    p50: pct(all, 0.5),
+    p99: pct(all, 0.99),
+    p99Kept: pct(
+      all.filter((l) => !l.app),
+      0.99,
+    ),
+    p99App: pct(
+      all.filter((l) => l.app),
+      0.99,
+    ),
   };
 }
 
@@ -300,17 +341,17 @@ try {
   const f = (n: number, d = 0) =>
     n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
   console.log(
-    `${TOTAL} messages per case (${texts.length} samples cycled, each sender waits for its ACK), Node ${process.version}, ` +
+    `${TOTAL} messages per case (${texts.length} samples cycled${DISTINCT ? ", a patient of its own each" : ""}, each sender waits for its ACK), Node ${process.version}, ` +
       `${cpus().length} x ${cpus()[0]?.model.split(" ").slice(0, 2).join(" ")}, load ${loadavg()[0]?.toFixed(1)}, ` +
       `conversion threads ${process.env.BENCH_WORKERS ?? Math.max(1, availableParallelism() - 1)}`,
   );
   console.log(
-    "case                           acked/s  converted/s  ACK p50 ms  ACK p99 ms  CPU ms/msg  main ms/msg  switches/msg  acked vs echo 8",
+    "case                           acked/s  converted/s  ACK p50 ms  ACK p99 ms  kept p99  app p99  CPU ms/msg  main ms/msg  switches/msg  acked vs echo 8",
   );
   for (const { name, r, cpuMs, mainMs, switches } of rows) {
     console.log(
       `${name.padEnd(29)} ${f(r.acked).padStart(8)} ${r.converted === undefined ? "           -" : f(r.converted).padStart(12)} ` +
-        `${f(r.p50, 2).padStart(11)} ${f(r.p99, 2).padStart(11)} ${cpuMs === undefined ? "          -" : f(cpuMs, 2).padStart(11)} ` +
+        `${f(r.p50, 2).padStart(11)} ${f(r.p99, 2).padStart(11)} ${f(r.p99Kept, 1).padStart(9)} ${f(r.p99App, 1).padStart(8)} ${cpuMs === undefined ? "          -" : f(cpuMs, 2).padStart(11)} ` +
         `${mainMs === undefined ? "           -" : f(mainMs, 2).padStart(12)} ` +
         `${switches === undefined ? "             -" : f(switches, 2).padStart(13)} ` +
         `${(r.acked / echo8).toFixed(4).padStart(16)}`,
@@ -320,6 +361,7 @@ try {
     JSON.stringify({
       bench: "mllp",
       messages: TOTAL,
+      patients: DISTINCT ? "distinct" : "as in the samples",
       node: process.version,
       load: Number(loadavg()[0]?.toFixed(2)),
       cases: Object.fromEntries(
@@ -330,6 +372,8 @@ try {
             ...(r.converted !== undefined ? { acked_and_converted_per_s: Math.round(r.converted) } : {}),
             ack_p50_ms: Number(r.p50.toFixed(2)),
             ack_p99_ms: Number(r.p99.toFixed(2)),
+            ack_p99_kept_ms: Number(r.p99Kept.toFixed(2)),
+            ack_p99_app_ms: Number(r.p99App.toFixed(2)),
             ...(cpuMs !== undefined ? { cpu_ms_per_message: Number(cpuMs.toFixed(3)) } : {}),
             ...(mainMs !== undefined ? { main_thread_cpu_ms_per_message: Number(mainMs.toFixed(3)) } : {}),
             ...(switches !== undefined

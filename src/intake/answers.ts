@@ -22,6 +22,13 @@ export function answerIds(): () => string {
 const framed = (h: Header | undefined, code: AckCode, controlId: string, time: Date, errors?: Refusal[]) =>
   frameAck(buildAck(h, code, { controlId, time, ...(errors ? { errors } : {}) }), h?.charset);
 
+/**
+ * Whether the sender's only answer to a message that converts is the application ACK (MSH-15 NE, MSH-16 AL
+ * or SU): such a sender waits for the conversion, so the listener converts these messages first.
+ */
+export const waitsForConversion = (h: Header): boolean =>
+  enhanced(h) && !asks(h.acceptAck, true) && asks(h.appAck, true);
+
 /** The answer once kept: AA in original mode, CA when MSH-15 asks for it, else none (empty). */
 export function keptAnswer(h: Header, controlId: string, time: Date): Buffer {
   if (!enhanced(h)) return framed(h, "AA", controlId, time);

@@ -2,7 +2,7 @@
 // before its answer leaves, converts kept messages in order per key on the conversion threads, and commits
 // their output together with the journal's marks. Waits (and so delays answers) when too much is kept
 // and not yet converted, instead of dropping or refusing anything.
-import { answerIds, applicationAnswer, keptAnswer } from "./answers.js";
+import { answerIds, applicationAnswer, keptAnswer, waitsForConversion } from "./answers.js";
 import type { Outcome } from "./convert.js";
 import type { Converter } from "./convert-threads.js";
 import { decodeFrame, type Header, resendKey, senderOf } from "./header.js";
@@ -136,7 +136,8 @@ export class Intake {
 
   /** Queues the message in arrival order and keeps it; resolves with its answer once it is durable. */
   private async keep(p: Pending, header: Header, bytes: Buffer): Promise<Buffer | undefined> {
-    const queued = this.order.add(p.keys, p);
+    // A sender that gets no answer before the application ACK waits for the conversion: it goes first.
+    const queued = this.order.add(p.keys, p, waitsForConversion(header));
     this.backlog.add(p);
     // The answer is made now so that the journal keeps it: a resend gets these very bytes again.
     const answer = keptAnswer(header, this.nextAnswerId(), new Date(p.at));

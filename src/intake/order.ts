@@ -2,7 +2,8 @@
 // they head every one of their queues (and the journal has kept them). Keys are independent, so one slow
 // patient stalls only its own messages; a merge naming two patients waits for both, and since every
 // message is queued on all its keys at once, in one global order, two such messages cannot wait on
-// each other.
+// each other. A message whose sender waits for its conversion (no answer until then) goes first among
+// the ready ones, and so do the messages ahead of it on its keys, which it cannot pass.
 
 export interface Queued<T> {
   readonly keys: readonly string[];
@@ -11,12 +12,36 @@ export interface Queued<T> {
   waiting: number;
   kept: boolean;
   state: "queued" | "ready" | "out" | "gone";
+  /** Handed out before the others: its sender waits for it, or a message that does waits behind it. */
+  urgent: boolean;
+}
+
+/** Items in the order they became ready; taking skips those no longer ready (handed out or cancelled). */
+class ReadyList<T> {
+  private items: Queued<T>[] = [];
+  private head = 0;
+
+  push(item: Queued<T>): void {
+    this.items.push(item);
+  }
+
+  take(): Queued<T> | undefined {
+    while (this.head < this.items.length) {
+      const item = this.items[this.head++] as Queued<T>;
+      if (this.head > 1024 && this.head * 2 > this.items.length) {
+        this.items = this.items.slice(this.head);
+        this.head = 0;
+      }
+      if (item.state === "ready") return item;
+    }
+    return undefined;
+  }
 }
 
 export class KeyedOrder<T> {
   private readonly queues = new Map<string, Queued<T>[]>();
-  private ready: Queued<T>[] = [];
-  private readyHead = 0;
+  private readonly ready = new ReadyList<T>();
+  private readonly urgentReady = new ReadyList<T>();
   private count = 0;
 
   /** Messages queued, ready or out (not yet done or cancelled). */
@@ -24,9 +49,12 @@ export class KeyedOrder<T> {
     return this.count;
   }
 
-  /** Queues a message on its keys, in arrival order; it is not handed out before `kept`. */
-  add(keys: readonly string[], value: T): Queued<T> {
-    const item: Queued<T> = { keys, value, waiting: 0, kept: false, state: "queued" };
+  /**
+   * Queues a message on its keys, in arrival order; it is not handed out before `kept`. An urgent one (its
+   * sender waits for its conversion) goes before the others once ready, and so do those ahead of it.
+   */
+  add(keys: readonly string[], value: T, urgent = false): Queued<T> {
+    const item: Queued<T> = { keys, value, waiting: 0, kept: false, state: "queued", urgent };
     for (const k of keys) {
       const q = this.queues.get(k);
       if (q === undefined) this.queues.set(k, [item]);
@@ -36,7 +64,27 @@ export class KeyedOrder<T> {
       }
     }
     this.count++;
+    if (urgent) this.hurry(item, undefined);
     return item;
+  }
+
+  /**
+   * Makes urgent every message ahead of `item` on its keys (but `skip`, whose queue the caller walks), and
+   * those ahead of them on their other keys in turn. Everything ahead of an urgent message is urgent
+   * already, so each queue is walked back only to the first urgent one.
+   */
+  private hurry(item: Queued<T>, skip: string | undefined): void {
+    for (const k of item.keys) {
+      if (k === skip) continue;
+      const q = this.queues.get(k) as Queued<T>[];
+      for (let i = q.lastIndexOf(item) - 1; i >= 0; i--) {
+        const ahead = q[i] as Queued<T>;
+        if (ahead.urgent) break;
+        ahead.urgent = true;
+        if (ahead.state === "ready") this.urgentReady.push(ahead);
+        if (ahead.keys.length > 1) this.hurry(ahead, k);
+      }
+    }
   }
 
   /** The journal kept it: it may be handed out once it heads all its queues. */
@@ -47,18 +95,9 @@ export class KeyedOrder<T> {
 
   /** The next message to convert, or undefined. */
   take(): Queued<T> | undefined {
-    while (this.readyHead < this.ready.length) {
-      const item = this.ready[this.readyHead++] as Queued<T>;
-      if (this.readyHead > 1024 && this.readyHead * 2 > this.ready.length) {
-        this.ready = this.ready.slice(this.readyHead);
-        this.readyHead = 0;
-      }
-      if (item.state === "ready") {
-        item.state = "out";
-        return item;
-      }
-    }
-    return undefined;
+    const item = this.urgentReady.take() ?? this.ready.take();
+    if (item !== undefined) item.state = "out";
+    return item;
   }
 
   /** Its conversion is written: the next message of each of its keys may go. */
@@ -94,7 +133,7 @@ export class KeyedOrder<T> {
   private promote(item: Queued<T>): void {
     if (item.kept && item.waiting === 0 && item.state === "queued") {
       item.state = "ready";
-      this.ready.push(item);
+      (item.urgent ? this.urgentReady : this.ready).push(item);
     }
   }
 }

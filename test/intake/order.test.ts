@@ -55,4 +55,48 @@ describe("KeyedOrder", () => {
     o.cancel(a1);
     expect(drain(o)).toEqual(["a2"]);
   });
+
+  it("hands out a message whose sender waits for it before the others that are ready", () => {
+    const o = new KeyedOrder<string>();
+    const items = [o.add(["a"], "a1"), o.add(["b"], "b1"), o.add(["c"], "c1", true), o.add(["d"], "d1")];
+    for (const i of items) o.kept(i);
+    expect(drain(o)).toEqual(["c1", "a1", "b1", "d1"]);
+  });
+
+  it("hurries the messages ahead of an urgent one on its keys, and theirs on their other keys", () => {
+    const o = new KeyedOrder<string>();
+    const items = [
+      o.add(["x"], "x1"),
+      o.add(["b"], "b1"),
+      o.add(["a"], "a1"),
+      o.add(["a", "b"], "merge"),
+      o.add(["y"], "y1"),
+      o.add(["a"], "a2", true),
+    ];
+    for (const i of items) o.kept(i);
+    expect(items.map((i) => i.urgent)).toEqual([false, true, true, true, false, true]);
+    // b1 and a1 are ready (urgent first, in the order they became so); then x1 and y1.
+    const first = [o.take()!, o.take()!];
+    expect(first.map((q) => q.value).sort()).toEqual(["a1", "b1"]);
+    expect(drain(o)).toEqual(["x1", "y1"]);
+    for (const q of first) o.done(q);
+    const merge = o.take()!;
+    expect(merge.value).toBe("merge");
+    o.done(merge);
+    expect(drain(o)).toEqual(["a2"]);
+  });
+
+  it("keeps arrival order on a key where urgent and other messages mix: all ahead of an urgent one go first", () => {
+    const o = new KeyedOrder<string>();
+    const items = Array.from({ length: 1000 }, (_, i) => o.add(["p"], `p${i}`, i % 10 === 9));
+    items.push(o.add(["q"], "q0"));
+    for (const i of items) o.kept(i);
+    expect(items.slice(0, 1000).every((i) => i.urgent)).toBe(true);
+    const out: string[] = [];
+    for (let q = o.take(); q; q = o.take()) {
+      out.push(q.value);
+      o.done(q);
+    }
+    expect(out).toEqual([...items.slice(0, 1000).map((i) => i.value), "q0"]);
+  });
 });
