@@ -1,0 +1,137 @@
+// The intake's commits are spaced out (one sync of the output and the journal per interval), but not for a
+// message whose sender waits for its application ACK (MSH-15 NE, MSH-16 AL): its commit starts once it is
+// converted, whether a commit is running then or the intake is waiting out the interval. The spacing here
+// is an hour, so an application ACK that waited for it would never come. Real LMDB journal, files, plan and
+// converter; the journal only holds the first commit until the test lets it go.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { startConverter } from "../../src/intake/convert-threads.js";
+import { FileSink } from "../../src/intake/file-sink.js";
+import { type AnswerChannel, Intake } from "../../src/intake/intake.js";
+import type { OutputState } from "../../src/intake/journal.js";
+import { LmdbJournal } from "../../src/intake/lmdb-journal.js";
+import { listenMetrics } from "../../src/intake/metrics.js";
+import { Reports } from "../../src/intake/reports.js";
+import { judge } from "../../src/intake/verdict.js";
+import { resolvePlanSpec } from "../../src/pipeline/load-plan.js";
+import { until } from "../scale/nats-harness.js";
+
+const CROSSMAP = fileURLToPath(new URL("../fixtures/mllp/pid-only.yaml", import.meta.url));
+const ROLL = { rollBytes: 1 << 20, rollMs: 3_600_000, sync: false };
+
+const ADT = (id: string, modes = "") =>
+  `MSH|^~\\&|LAB|HOSP|CROSSMAP|HOSP|20240101120000||ADT^A08^ADT_A01|${id}|P|2.5.1${modes}\r` +
+  `EVN|A08|20240101120000\rPID|1||${id}^^^HOSP^MR||DOE^JOHN\r`;
+
+/** The LMDB journal, its first commit of converted marks held until `release`; the ids of each commit. */
+class HoldingJournal extends LmdbJournal {
+  readonly commits: number[][] = [];
+  /** Commits finished. */
+  done = 0;
+  release!: () => void;
+  private readonly held = new Promise<void>((resolve) => {
+    this.release = resolve;
+  });
+  override async converted(ids: readonly number[], state: OutputState): Promise<void> {
+    this.commits.push([...ids]);
+    if (this.commits.length === 1) await this.held;
+    await super.converted(ids, state);
+    this.done++;
+  }
+}
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+async function intakeOf() {
+  const dir = mkdtempSync(join(tmpdir(), "crossmap-intake-commit-"));
+  const journal = new HoldingJournal(join(dir, "journal"), { windowMs: 60_000, durability: "commit" });
+  const plan = await resolvePlanSpec({
+    from: undefined,
+    to: undefined,
+    via: undefined,
+    crossmaps: [CROSSMAP],
+    transforms: undefined,
+    vocab: undefined,
+  });
+  const converter = await startConverter({ plan, bundle: "collection" }, 0);
+  const sink = new FileSink(join(dir, "out"), ROLL);
+  const reports = new Reports(join(dir, "out"), ROLL);
+  await sink.open(undefined);
+  await reports.open(undefined);
+  closers.push(
+    () => journal.close(),
+    () => converter.close(),
+    () => sink.close(),
+    () => reports.close(),
+  );
+  const later: string[] = [];
+  const channel: AnswerChannel = {
+    sendLater: (bytes) => {
+      later.push(bytes.toString("latin1").match(/\rMSA\|[^\r]*/)?.[0] ?? "");
+      return true;
+    },
+  };
+  const intake = new Intake({
+    journal,
+    converter,
+    sink,
+    reports,
+    metrics: listenMetrics(),
+    maxPending: 10,
+    log: () => {},
+    fatal: (err) => {
+      throw err;
+    },
+    commitSpacingMs: 3_600_000,
+  });
+  closers.push(
+    () => intake.settle(1000),
+    async () => journal.release(),
+  );
+  const receive = (text: string) => {
+    const v = judge(Buffer.from(text, "latin1"), "patient");
+    if (v.kind !== "keep") throw new Error(v.kind);
+    return intake.receive(v.header, v.text, v.keys, Buffer.from(text, "latin1"), channel);
+  };
+  /** Converted and written: the converter of --workers 0 answers within the turn. */
+  const converted = () => new Promise((resolve) => setImmediate(resolve));
+  return { journal, receive, later, converted };
+}
+
+const msa = (answer: Buffer | undefined) => answer?.toString("latin1").match(/\rMSA\|[^\r]*/)?.[0];
+
+describe("Intake commits", () => {
+  it("commits a message whose sender waits for its application ACK right after a running commit", async () => {
+    const { journal, receive, later, converted } = await intakeOf();
+    expect(msa(await receive(ADT("A-1")))).toBe("\rMSA|AA|A-1");
+    await until(async () => journal.commits.length === 1, 10_000, "A-1's commit begun");
+    // While A-1's commit runs: no answer once kept (MSH-15 NE), the application ACK once committed.
+    expect(await receive(ADT("U-1", "|||NE|AL"))).toBeUndefined();
+    await converted();
+    journal.release();
+    await until(async () => later.length > 0, 10_000, "the application ACK");
+    expect([later, journal.commits]).toEqual([["\rMSA|AA|U-1"], [[1], [2]]]);
+  });
+
+  it("ends the wait between two commits when such a message is converted meanwhile", async () => {
+    const { journal, receive, later, converted } = await intakeOf();
+    expect(msa(await receive(ADT("A-1")))).toBe("\rMSA|AA|A-1");
+    await until(async () => journal.commits.length === 1, 10_000, "A-1's commit begun");
+    // A-2 is converted while A-1's commit runs: its own commit waits out the spacing (an hour here).
+    expect(msa(await receive(ADT("A-2")))).toBe("\rMSA|AA|A-2");
+    await converted();
+    journal.release();
+    await until(async () => journal.done === 1, 10_000, "A-1 committed");
+    // The commit loop goes on to wait out the spacing for A-2 (a few turns after A-1's commit ends).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await receive(ADT("U-1", "|||NE|AL"))).toBeUndefined();
+    await until(async () => later.length > 0, 10_000, "the application ACK");
+    expect([later, journal.commits]).toEqual([["\rMSA|AA|U-1"], [[1], [2, 3]]]);
+  });
+});
