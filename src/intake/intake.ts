@@ -56,7 +56,8 @@ export interface IntakeOptions {
  * ACK p99 50 -> 163 ms) and cut 8 connections' MSH-only rate from 1,202 to 783 acked/s; 50 ms gave back
  * the base figures (296 vs 286 and 1,305 vs 1,322 acked/s) with the other changes kept. Not for a message
  * whose sender waits for its application ACK (order.ts `urgent`): its commit starts as soon as it is
- * converted (the application ACK's p99 went from 113-122 ms to 77-94 ms in three same-run comparisons).
+ * converted (with the order's priority for such messages, the bench's application-ACK p99 went from 127.5
+ * to 50.7 ms, means of runs in the order base, this, this, base: docs/mllp.md).
  */
 const COMMIT_SPACING_MS = 50;
 
