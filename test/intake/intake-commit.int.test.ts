@@ -6,21 +6,12 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { startConverter } from "../../src/intake/convert-threads.js";
-import { FileSink } from "../../src/intake/file-sink.js";
-import { type AnswerChannel, Intake } from "../../src/intake/intake.js";
+import type { AnswerChannel } from "../../src/intake/intake.js";
 import type { OutputState } from "../../src/intake/journal.js";
 import { LmdbJournal } from "../../src/intake/lmdb-journal.js";
-import { listenMetrics } from "../../src/intake/metrics.js";
-import { Reports } from "../../src/intake/reports.js";
-import { judge } from "../../src/intake/verdict.js";
-import { resolvePlanSpec } from "../../src/pipeline/load-plan.js";
 import { until } from "../scale/nats-harness.js";
-
-const CROSSMAP = fileURLToPath(new URL("../fixtures/mllp/pid-only.yaml", import.meta.url));
-const ROLL = { rollBytes: 1 << 20, rollMs: 3_600_000, sync: false };
+import { closeIntakes, closeWithIntakes, openIntake } from "./intake-harness.js";
 
 const ADT = (id: string, modes = "") =>
   `MSH|^~\\&|LAB|HOSP|CROSSMAP|HOSP|20240101120000||ADT^A08^ADT_A01|${id}|P|2.5.1${modes}\r` +
@@ -43,33 +34,11 @@ class HoldingJournal extends LmdbJournal {
   }
 }
 
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
+afterEach(closeIntakes);
 
 async function intakeOf() {
   const dir = mkdtempSync(join(tmpdir(), "crossmap-intake-commit-"));
   const journal = new HoldingJournal(join(dir, "journal"), { windowMs: 60_000, durability: "commit" });
-  const plan = await resolvePlanSpec({
-    from: undefined,
-    to: undefined,
-    via: undefined,
-    crossmaps: [CROSSMAP],
-    transforms: undefined,
-    vocab: undefined,
-  });
-  const converter = await startConverter({ plan, bundle: "collection" }, 0);
-  const sink = new FileSink(join(dir, "out"), ROLL);
-  const reports = new Reports(join(dir, "out"), ROLL);
-  await sink.open(undefined);
-  await reports.open(undefined);
-  closers.push(
-    () => journal.close(),
-    () => converter.close(),
-    () => sink.close(),
-    () => reports.close(),
-  );
   const later: string[] = [];
   const channel: AnswerChannel = {
     sendLater: (bytes) => {
@@ -77,28 +46,15 @@ async function intakeOf() {
       return true;
     },
   };
-  const intake = new Intake({
-    journal,
-    converter,
-    sink,
-    reports,
-    metrics: listenMetrics(),
+  const { intake, receive } = await openIntake(journal, dir, channel, {
     maxPending: 10,
-    log: () => {},
     fatal: (err) => {
       throw err;
     },
     commitSpacingMs: 3_600_000,
   });
-  closers.push(
-    () => intake.settle(1000),
-    async () => journal.release(),
-  );
-  const receive = (text: string) => {
-    const v = judge(Buffer.from(text, "latin1"), "patient");
-    if (v.kind !== "keep") throw new Error(v.kind);
-    return intake.receive(v.header, v.text, v.keys, Buffer.from(text, "latin1"), channel);
-  };
+  closeWithIntakes(() => intake.settle(1000));
+  closeWithIntakes(async () => journal.release());
   /** Converted and written: the converter of --workers 0 answers within the turn. */
   const converted = () => new Promise((resolve) => setImmediate(resolve));
   return { journal, receive, later, converted };

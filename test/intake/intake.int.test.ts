@@ -5,20 +5,12 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { startConverter } from "../../src/intake/convert-threads.js";
-import { FileSink } from "../../src/intake/file-sink.js";
-import { type AnswerChannel, Intake } from "../../src/intake/intake.js";
+import type { AnswerChannel } from "../../src/intake/intake.js";
 import type { JournalEntry, KeepResult, OutputState } from "../../src/intake/journal.js";
 import { LmdbJournal } from "../../src/intake/lmdb-journal.js";
-import { listenMetrics } from "../../src/intake/metrics.js";
-import { Reports } from "../../src/intake/reports.js";
-import { judge } from "../../src/intake/verdict.js";
-import { resolvePlanSpec } from "../../src/pipeline/load-plan.js";
+import { closeIntakes, openIntake } from "./intake-harness.js";
 
-const CROSSMAP = fileURLToPath(new URL("../fixtures/mllp/pid-only.yaml", import.meta.url));
-const ROLL = { rollBytes: 1 << 20, rollMs: 3_600_000, sync: false };
 const DISK = "ENOSPC: no space left on device";
 
 const ADT = (id: string) =>
@@ -44,48 +36,15 @@ class FailingJournal extends LmdbJournal {
 }
 
 const channel: AnswerChannel = { sendLater: () => true };
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
+afterEach(closeIntakes);
 
 async function intakeWith(journal: FailingJournal, dir: string) {
-  const plan = await resolvePlanSpec({
-    from: undefined,
-    to: undefined,
-    via: undefined,
-    crossmaps: [CROSSMAP],
-    transforms: undefined,
-    vocab: undefined,
-  });
-  const converter = await startConverter({ plan, bundle: "collection" }, 0);
-  const sink = new FileSink(join(dir, "out"), ROLL);
-  const reports = new Reports(join(dir, "out"), ROLL);
-  await sink.open(undefined);
-  await reports.open(undefined);
-  closers.push(
-    () => journal.close(),
-    () => converter.close(),
-    () => sink.close(),
-    () => reports.close(),
-  );
   const fatal: string[] = [];
-  const intake = new Intake({
-    journal,
-    converter,
-    sink,
-    reports,
-    metrics: listenMetrics(),
+  const { intake, receive } = await openIntake(journal, dir, channel, {
     maxPending: 1,
-    log: () => {},
     fatal: (err) => fatal.push(err.message),
   });
-  const receive = (id: string) => {
-    const v = judge(Buffer.from(ADT(id), "latin1"), "patient");
-    if (v.kind !== "keep") throw new Error(`${id}: ${v.kind}`);
-    return intake.receive(v.header, v.text, v.keys, Buffer.from(ADT(id), "latin1"), channel);
-  };
-  return { intake, receive, fatal };
+  return { intake, receive: (id: string) => receive(ADT(id)), fatal };
 }
 
 const msa = (answer: Buffer | undefined) => answer?.toString("latin1").match(/\rMSA\|[^\r]*/)?.[0];
