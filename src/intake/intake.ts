@@ -222,9 +222,10 @@ export class Intake {
       if (q === undefined) return;
       this.inFlight++;
       const p = q.value;
-      if (q.urgent) p.urgent = true;
       this.o.converter.convert(p.text, sourceOf(p)).then((outcome) => {
         this.inFlight--;
+        // Read now: a message ahead of an urgent one becomes urgent too, also while it is being converted.
+        p.urgent = q.urgent;
         this.converted++;
         this.written.push(p);
         p.outcome = outcome;
