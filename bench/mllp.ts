@@ -20,6 +20,8 @@ import { connect, type Socket } from "node:net";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { waitsForConversion } from "../src/intake/answers.js";
+import { judge } from "../src/intake/verdict.js";
 import { samples, withControlId } from "../test/intake/mllp-harness.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -44,12 +46,13 @@ function started(
 }
 
 /**
- * Whether a sample asks only for the application ACK (MSH-15 NE, MSH-16 AL or SU): its sender waits for the
- * conversion, not only for the journal (OUL-R22-01 among the samples), so its latency is counted apart too.
+ * Whether a sample asks only for the application ACK (the listener's own rule, answers.ts): its sender waits
+ * for the conversion, not only for the journal (OUL-R22-01 among the samples), so its latency is counted
+ * apart too.
  */
 const appAckOnly = texts.map((t) => {
-  const msh = t.slice(0, t.indexOf("\r")).split("|");
-  return (msh[14] ?? "") === "NE" && ["AL", "SU"].includes(msh[15] ?? "");
+  const v = judge(Buffer.from(t, "latin1"), "patient");
+  return v.kind === "keep" && waitsForConversion(v.header);
 });
 
 /**
