@@ -12,10 +12,7 @@ import type { OutputState } from "../../src/intake/journal.js";
 import { LmdbJournal } from "../../src/intake/lmdb-journal.js";
 import { until } from "../scale/nats-harness.js";
 import { closeIntakes, closeWithIntakes, openIntake } from "./intake-harness.js";
-
-const ADT = (id: string, modes = "") =>
-  `MSH|^~\\&|LAB|HOSP|CROSSMAP|HOSP|20240101120000||ADT^A08^ADT_A01|${id}|P|2.5.1${modes}\r` +
-  `EVN|A08|20240101120000\rPID|1||${id}^^^HOSP^MR||DOE^JOHN\r`;
+import { adtA08 } from "./mllp-harness.js";
 
 /** The LMDB journal, its first commit of converted marks held until `release`; the ids of each commit. */
 class HoldingJournal extends LmdbJournal {
@@ -65,10 +62,10 @@ const msa = (answer: Buffer | undefined) => answer?.toString("latin1").match(/\r
 describe("Intake commits", () => {
   it("commits a message whose sender waits for its application ACK right after a running commit", async () => {
     const { journal, receive, later, converted } = await intakeOf();
-    expect(msa(await receive(ADT("A-1")))).toBe("\rMSA|AA|A-1");
+    expect(msa(await receive(adtA08("A-1", "A-1")))).toBe("\rMSA|AA|A-1");
     await until(async () => journal.commits.length === 1, 10_000, "A-1's commit begun");
     // While A-1's commit runs: no answer once kept (MSH-15 NE), the application ACK once committed.
-    expect(await receive(ADT("U-1", "|||NE|AL"))).toBeUndefined();
+    expect(await receive(adtA08("U-1", "U-1", "|||NE|AL"))).toBeUndefined();
     await converted();
     journal.release();
     await until(async () => later.length > 0, 10_000, "the application ACK");
@@ -77,16 +74,16 @@ describe("Intake commits", () => {
 
   it("ends the wait between two commits when such a message is converted meanwhile", async () => {
     const { journal, receive, later, converted } = await intakeOf();
-    expect(msa(await receive(ADT("A-1")))).toBe("\rMSA|AA|A-1");
+    expect(msa(await receive(adtA08("A-1", "A-1")))).toBe("\rMSA|AA|A-1");
     await until(async () => journal.commits.length === 1, 10_000, "A-1's commit begun");
     // A-2 is converted while A-1's commit runs: its own commit waits out the spacing (an hour here).
-    expect(msa(await receive(ADT("A-2")))).toBe("\rMSA|AA|A-2");
+    expect(msa(await receive(adtA08("A-2", "A-2")))).toBe("\rMSA|AA|A-2");
     await converted();
     journal.release();
     await until(async () => journal.done === 1, 10_000, "A-1 committed");
     // The commit loop goes on to wait out the spacing for A-2 (a few turns after A-1's commit ends).
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(await receive(ADT("U-1", "|||NE|AL"))).toBeUndefined();
+    expect(await receive(adtA08("U-1", "U-1", "|||NE|AL"))).toBeUndefined();
     await until(async () => later.length > 0, 10_000, "the application ACK");
     expect([later, journal.commits]).toEqual([["\rMSA|AA|U-1"], [[1], [2, 3]]]);
   });

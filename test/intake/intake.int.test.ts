@@ -10,12 +10,9 @@ import type { AnswerChannel } from "../../src/intake/intake.js";
 import type { JournalEntry, KeepResult, OutputState } from "../../src/intake/journal.js";
 import { LmdbJournal } from "../../src/intake/lmdb-journal.js";
 import { closeIntakes, openIntake } from "./intake-harness.js";
+import { adtA08 } from "./mllp-harness.js";
 
 const DISK = "ENOSPC: no space left on device";
-
-const ADT = (id: string) =>
-  `MSH|^~\\&|LAB|HOSP|CROSSMAP|HOSP|20240101120000||ADT^A08^ADT_A01|${id}|P|2.5.1\r` +
-  `EVN|A08|20240101120000\rPID|1||${id}^^^HOSP^MR||DOE^JOHN\r`;
 
 /** The LMDB journal, but the commit of converted marks (or the keeping of one message) fails. */
 class FailingJournal extends LmdbJournal {
@@ -44,7 +41,7 @@ async function intakeWith(journal: FailingJournal, dir: string) {
     maxPending: 1,
     fatal: (err) => fatal.push(err.message),
   });
-  return { intake, receive: (id: string) => receive(ADT(id)), fatal };
+  return { intake, receive: (id: string) => receive(adtA08(id, id)), fatal };
 }
 
 const msa = (answer: Buffer | undefined) => answer?.toString("latin1").match(/\rMSA\|[^\r]*/)?.[0];

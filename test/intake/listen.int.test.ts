@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../cli/run-cli.js";
 import { killAll, until } from "../scale/nats-harness.js";
 import {
+  adtA08,
   bundleId,
   frame,
   type Listener,
@@ -27,10 +28,6 @@ let dir: string;
 let out: string;
 let listener: Listener;
 const converted = async () => (await metricsOf(listener)).converted_total as number;
-
-const ADT = (id: string, patient = "P1") =>
-  `MSH|^~\\&|LAB|HOSP|CROSSMAP|HOSP|20240101120000||ADT^A08^ADT_A01|${id}|P|2.5.1\r` +
-  `EVN|A08|20240101120000\rPID|1||${patient}^^^HOSP^MR||DOE^JOHN||19700101|M\r`;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "crossmap-listen-"));
@@ -101,9 +98,9 @@ describe("crossmap listen --mllp", () => {
   it("answers a resend of a kept message with the original ACK, and converts it once", async () => {
     const before = await converted();
     const c = await RawClient.connect(listener.port);
-    const first = await c.send(ADT("RESEND-1"));
+    const first = await c.send(adtA08("RESEND-1"));
     await until(async () => (await converted()) === before + 1, 60_000, "first conversion");
-    const again = await c.send(ADT("RESEND-1"));
+    const again = await c.send(adtA08("RESEND-1"));
     c.close();
     expect(again).toBe(first);
     expect(steady(first ?? "")).toBe(
@@ -111,7 +108,7 @@ describe("crossmap listen --mllp", () => {
     );
     const m = await metricsOf(listener);
     expect([m.converted_total, m.duplicates_total]).toEqual([before + 1, 1]);
-    const id = bundleId(ADT("RESEND-1"));
+    const id = bundleId(adtA08("RESEND-1"));
     expect(
       linesOf(out, "bundles").filter((l) => l.startsWith(`{"resourceType":"Bundle","id":"${id}"`)).length,
     ).toBe(1);
@@ -125,14 +122,14 @@ describe("crossmap listen --mllp", () => {
         'ERR|||100^Segment sequence error^HL70357|E|||18 bytes outside an MLLP frame ("GET / HTTP/1.1<0D><0A><0D><0A>"): ' +
         "a message starts with 0x0B and ends with 0x1C 0x0D\r",
     );
-    const big = `${ADT("BIG-1")}NTE|1||${"x".repeat(70_000)}\r`;
+    const big = `${adtA08("BIG-1")}NTE|1||${"x".repeat(70_000)}\r`;
     expect(steady((await c.send(big)) ?? "")).toBe(
       "MSH|^~\\&|CROSSMAP|HOSP|LAB|HOSP|<time>||ACK^A08^ACK|<id>|P|2.5.1\rMSA|AR|BIG-1\r" +
         `ERR|||207^Application internal error^HL70357|E|||the message is ${Buffer.byteLength(big)} bytes, ` +
         "over the limit of 65536 (--max-message-bytes)\r",
     );
-    c.write(Buffer.concat([Buffer.of(0x0b), Buffer.from(ADT("CUT-1"))]));
-    c.write(frame(ADT("AFTER-CUT")));
+    c.write(Buffer.concat([Buffer.of(0x0b), Buffer.from(adtA08("CUT-1"))]));
+    c.write(frame(adtA08("AFTER-CUT")));
     expect(steady((await c.next()) ?? "")).toBe(
       "MSH|^~\\&|CROSSMAP|HOSP|LAB|HOSP|<time>||ACK^A08^ACK|<id>|P|2.5.1\rMSA|AR|CUT-1\r" +
         "ERR|||100^Segment sequence error^HL70357|E|||the frame was not ended (0x1C 0x0D) before the next one started (0x0B)\r",
@@ -143,11 +140,11 @@ describe("crossmap listen --mllp", () => {
 
   it("answers a message breaking a rule with AE, and one it cannot read with AR", async () => {
     const c = await RawClient.connect(listener.port);
-    expect(steady((await c.send(ADT(""))) ?? "")).toBe(
+    expect(steady((await c.send(adtA08(""))) ?? "")).toBe(
       "MSH|^~\\&|CROSSMAP|HOSP|LAB|HOSP|<time>||ACK^A08^ACK|<id>|P|2.5.1\rMSA|AE|\r" +
         "ERR||MSH^1^10|101^Required field missing^HL70357|E|||MSH-10 (message control id) is empty: it is what recognises a resend\r",
     );
-    expect(steady((await c.send(`${ADT("BAD-SEG")}ZZ|x\r`)) ?? "")).toBe(
+    expect(steady((await c.send(`${adtA08("BAD-SEG")}ZZ|x\r`)) ?? "")).toBe(
       "MSH|^~\\&|CROSSMAP|HOSP|LAB|HOSP|<time>||ACK^A08^ACK|<id>|P|2.5.1\rMSA|AR|BAD-SEG\r" +
         'ERR|||100^Segment sequence error^HL70357|E|||segment 4: "ZZ\\F\\x" is not a segment: expected a 3-character id and "\\F\\"\r',
     );
@@ -156,7 +153,7 @@ describe("crossmap listen --mllp", () => {
 
   it("closes a slowloris connection after the frame timeout, while other connections are answered", async () => {
     const slow = await RawClient.connect(listener.port);
-    const bytes = Buffer.concat([Buffer.of(0x0b), Buffer.from(ADT("SLOW-1"))]);
+    const bytes = Buffer.concat([Buffer.of(0x0b), Buffer.from(adtA08("SLOW-1"))]);
     let sent = 0;
     const drip = setInterval(() => {
       if (sent < bytes.length && !slow.isClosed) slow.write(bytes.subarray(sent, ++sent));
@@ -165,7 +162,7 @@ describe("crossmap listen --mllp", () => {
       // Meanwhile another sender is answered, message after message, before the slow one hears anything.
       const client = new Hl7Client({ host: "127.0.0.1", port: listener.port });
       for (let i = 0; i < 5; i++) {
-        const ack = await client.sendAndWait(Hl7Message.parse(ADT(`FAST-${i}`, `F${i}`)), {
+        const ack = await client.sendAndWait(Hl7Message.parse(adtA08(`FAST-${i}`, `F${i}`)), {
           timeoutMs: 60_000,
         });
         expect(ack.getSegment("MSA")?.getField(1)?.toString()).toBe("AA");
@@ -188,7 +185,7 @@ describe("crossmap listen --mllp", () => {
 
   it("in enhanced mode answers CA once kept, then the application ACK once converted", async () => {
     const c = await RawClient.connect(listener.port);
-    const text = ADT("ENH-1").replace("|P|2.5.1\r", "|P|2.5.1|||AL|AL\r");
+    const text = adtA08("ENH-1").replace("|P|2.5.1\r", "|P|2.5.1|||AL|AL\r");
     c.write(frame(text));
     const commit = await c.next();
     const app = await c.next();

@@ -40,6 +40,14 @@ export function bundleId(text: string): string {
   return parsed.id;
 }
 
+/**
+ * An ADT^A08 from LAB to CROSSMAP with control id `id` about `patient`; `modes` appends MSH-13 to MSH-16
+ * (e.g. "|||NE|AL" for enhanced mode with the application ACK only).
+ */
+export const adtA08 = (id: string, patient = "P1", modes = ""): string =>
+  `MSH|^~\\&|LAB|HOSP|CROSSMAP|HOSP|20240101120000||ADT^A08^ADT_A01|${id}|P|2.5.1${modes}\r` +
+  `EVN|A08|20240101120000\rPID|1||${patient}^^^HOSP^MR||DOE^JOHN||19700101|M\r`;
+
 export const frame = (text: string | Buffer): Buffer =>
   Buffer.concat([
     Buffer.of(0x0b),

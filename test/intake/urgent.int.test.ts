@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { killAll, until } from "../scale/nats-harness.js";
 import {
+  adtA08,
   frame,
   type Listener,
   linesOf,
@@ -18,10 +19,6 @@ import {
 
 let out: string;
 let listener: Listener;
-
-const ADT = (id: string, patient: string, modes = "") =>
-  `MSH|^~\\&|LAB|HOSP|CROSSMAP|HOSP|20240101120000||ADT^A08^ADT_A01|${id}|P|2.5.1${modes}\r` +
-  `EVN|A08|20240101120000\rPID|1||${patient}^^^HOSP^MR||DOE^JOHN||19700101|M\r`;
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), "crossmap-urgent-"));
@@ -36,12 +33,12 @@ describe("crossmap listen: a sender waiting for its application ACK", () => {
   it("gets its message converted before the acknowledged backlog", async () => {
     const BACKLOG = 600;
     const bulk = await RawClient.connect(listener.port);
-    bulk.write(Buffer.concat(Array.from({ length: BACKLOG }, (_, i) => frame(ADT(`B${i}`, `P${i}`)))));
+    bulk.write(Buffer.concat(Array.from({ length: BACKLOG }, (_, i) => frame(adtA08(`B${i}`, `P${i}`)))));
     for (let i = 0; i < BACKLOG; i++) expect(steady((await bulk.next()) ?? "")).toContain(`\rMSA|AA|B${i}\r`);
     const before = (await metricsOf(listener)).converted_total as number;
 
     const waiting = await RawClient.connect(listener.port);
-    waiting.write(frame(ADT("U1", "URGENT", "|||NE|AL")));
+    waiting.write(frame(adtA08("U1", "URGENT", "|||NE|AL")));
     // No commit ACK (MSH-15 NE): the first answer is the application ACK, once the Bundle is committed.
     expect(steady((await waiting.next()) ?? "")).toBe(
       "MSH|^~\\&|CROSSMAP|HOSP|LAB|HOSP|<time>||ACK^A08^ACK|<id>|P|2.5.1\rMSA|AA|U1\r",
