@@ -17,7 +17,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
-import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { waitsForConversion } from "../src/intake/answers.js";
@@ -390,7 +390,7 @@ try {
   console.log(
     `${TOTAL} messages per case (${texts.length} samples cycled${DISTINCT ? ", a patient of its own each" : ""}, each sender waits for its ACK), Node ${process.version}, ` +
       `${cpus().length} x ${cpus()[0]?.model.split(" ").slice(0, 2).join(" ")}, load ${loadavg()[0]?.toFixed(1)}, ` +
-      `conversion threads ${process.env.BENCH_WORKERS ?? Math.max(1, availableParallelism() - 1)}`,
+      `conversion threads ${process.env.BENCH_WORKERS ?? "as each build sets them by default"}`,
   );
   console.log(
     "case                           acked/s  converted/s  ACK p50 ms  ACK p99 ms  kept p99  app p99  CPU ms/msg  main ms/msg  switches/msg  acked vs echo 8",

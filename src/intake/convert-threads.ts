@@ -10,7 +10,12 @@ import type { Source } from "./sink.js";
 export interface Converter {
   /** Messages it can hold at once before the caller should wait (the scheduler's bound). */
   readonly capacity: number;
-  convert(text: string, source: Source): Promise<Outcome>;
+  /**
+   * Converts a message; with `after` (the conversion of the message right ahead of it on its key, still
+   * under way), on that one's thread, behind it, so that a key's messages can go to a thread together.
+   * An `urgent` one (its sender waits for it) goes to the least loaded thread.
+   */
+  convert(text: string, source: Source, after?: Promise<Outcome>, urgent?: boolean): Promise<Outcome>;
   close(): Promise<void>;
 }
 
@@ -25,6 +30,14 @@ export interface Converter {
  * 4 measured the same as 16.
  */
 const PER_THREAD = 16;
+
+/**
+ * Messages a thread holds before the next thread gets one. Spread evenly, one connection's messages
+ * alternated between two threads, each woke for every other message, and a thread that sleeps between
+ * messages spends more on each: one connection converted 448 messages/s at 3.09 ms of CPU each, against
+ * 548 at 2.50 with one thread.
+ */
+const SPILL = 8;
 
 export async function startConverter(settings: ConvertSettings, threads: number): Promise<Converter> {
   if (threads === 0) {
@@ -48,6 +61,8 @@ interface Slot {
 class ThreadConverter implements Converter {
   readonly capacity: number;
   private readonly slots: Slot[] = [];
+  /** Which thread each conversion went to (for `after`), while it is under way. */
+  private readonly lanes = new WeakMap<Promise<Outcome>, { slot: Slot; id: number }>();
   private nextId = 0;
   private closing = false;
 
@@ -105,10 +120,18 @@ class ThreadConverter implements Converter {
     if (!this.closing) this.spawn().catch(() => {});
   }
 
-  convert(text: string, source: Source): Promise<Outcome> {
+  convert(text: string, source: Source, after?: Promise<Outcome>, urgent = false): Promise<Outcome> {
     const where = whereOf(source);
-    let slot: Slot | undefined;
-    for (const s of this.slots) if (slot === undefined || s.pending.size < slot.pending.size) slot = s;
+    // Behind `after` on its thread while it is under way there (a thread converts its batches in order);
+    // once it is done (or its thread is gone), its outcome is out already, so any thread keeps the order.
+    const lane = after === undefined ? undefined : this.lanes.get(after);
+    let slot: Slot | undefined =
+      lane?.slot.pending.has(lane.id) && this.slots.includes(lane.slot) ? lane.slot : undefined;
+    // The first thread with fewer than SPILL messages, else the least loaded: a light load stays on one
+    // thread (warm, its messages back to back), and the next takes what one cannot.
+    if (slot === undefined && !urgent) slot = this.slots.find((s) => s.pending.size < SPILL);
+    if (slot === undefined)
+      for (const s of this.slots) if (slot === undefined || s.pending.size < slot.pending.size) slot = s;
     if (slot === undefined) {
       return Promise.resolve({
         kind: "dead",
@@ -125,9 +148,11 @@ class ThreadConverter implements Converter {
       });
     }
     chosen.outbox.push({ id, text, source });
-    return new Promise<Outcome>((resolve) => {
+    const outcome = new Promise<Outcome>((resolve) => {
       chosen.pending.set(id, { resolve, where });
     });
+    this.lanes.set(outcome, { slot: chosen, id });
+    return outcome;
   }
 
   /** One message to an idle thread for everything waiting for it. */

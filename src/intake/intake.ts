@@ -31,6 +31,8 @@ interface Pending {
   outcome?: Outcome;
   /** Its sender, or one behind it on its keys, waits for its conversion (order.ts). */
   urgent?: boolean;
+  /** Its conversion, while under way: the message behind it on its key may go behind it (order.ts). */
+  conversion?: Promise<Outcome>;
 }
 
 export interface IntakeOptions {
@@ -222,8 +224,13 @@ export class Intake {
       if (q === undefined) return;
       this.inFlight++;
       const p = q.value;
-      this.o.converter.convert(p.text, sourceOf(p)).then((outcome) => {
+      // Dropped once used: each message holding the one ahead would keep a busy key's whole past.
+      const after = q.after?.value.conversion;
+      q.after = undefined;
+      p.conversion = this.o.converter.convert(p.text, sourceOf(p), after, q.urgent);
+      p.conversion.then((outcome) => {
         this.inFlight--;
+        p.conversion = undefined;
         // Read now: a message ahead of an urgent one becomes urgent too, also while it is being converted.
         p.urgent = q.urgent;
         this.converted++;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { KeyedOrder } from "../../src/intake/order.js";
+import { KeyedOrder, type Queued } from "../../src/intake/order.js";
 
 function drain(o: KeyedOrder<string>): string[] {
   const out: string[] = [];
@@ -8,7 +8,7 @@ function drain(o: KeyedOrder<string>): string[] {
 }
 
 describe("KeyedOrder", () => {
-  it("hands out one message per key at a time, keys in parallel, only once kept", () => {
+  it("hands out a key's messages in order, keys in parallel, only once kept; the next of a key behind the one out", () => {
     const o = new KeyedOrder<string>();
     const a1 = o.add(["a"], "a1");
     const a2 = o.add(["a"], "a2");
@@ -19,14 +19,49 @@ describe("KeyedOrder", () => {
     expect(drain(o)).toEqual(["b1"]);
     o.kept(a1);
     const first = o.take();
-    expect(first?.value).toBe("a1");
+    expect([first?.value, first?.after]).toEqual(["a1", undefined]);
+    // a1 is out: a2 may go too, behind it (on its thread).
+    const second = o.take();
+    expect(second?.value).toBe("a2");
+    expect(second?.after).toBe(first);
     expect(drain(o)).toEqual([]);
     o.done(first!);
-    expect(drain(o)).toEqual(["a2"]);
-    expect(o.size).toBe(2);
+    o.done(second!);
+    expect(o.size).toBe(1);
   });
 
-  it("holds a message with two keys until it heads both queues, and the messages after it too", () => {
+  it("lets a message kept after the one ahead went out go behind it, and the one behind a cancelled one", () => {
+    const o = new KeyedOrder<string>();
+    const [a1, a2, a3, a4] = ["a1", "a2", "a3", "a4"].map((v) => o.add(["a"], v)) as Queued<string>[];
+    o.kept(a1!);
+    const first = o.take()!;
+    expect(drain(o)).toEqual([]);
+    o.kept(a2!);
+    expect(o.take()).toBe(a2);
+    expect(a2!.after).toBe(a1);
+    // a3 never kept (a failed keep): a4, kept, goes behind a2.
+    o.kept(a4!);
+    expect(drain(o)).toEqual([]);
+    o.cancel(a3!);
+    expect(o.take()).toBe(a4);
+    expect(a4!.after).toBe(a2);
+    o.done(first);
+    expect(drain(o)).toEqual([]);
+  });
+
+  it("has at most maxChain of a key out at once; the next goes when the first is done", () => {
+    const o = new KeyedOrder<string>(2);
+    const items = ["a1", "a2", "a3", "a4"].map((v) => o.add(["a"], v));
+    for (const i of items) o.kept(i);
+    expect(drain(o)).toEqual(["a1", "a2"]);
+    o.done(items[0]!);
+    const third = o.take()!;
+    expect([third.value, third.after?.value, drain(o)]).toEqual(["a3", "a2", []]);
+    o.done(items[1]!);
+    expect(drain(o)).toEqual(["a4"]);
+  });
+
+  it("holds a message with two keys until it heads both queues; one key's message may go behind it", () => {
     const o = new KeyedOrder<string>();
     const items = [
       o.add(["a"], "a1"),
@@ -42,9 +77,9 @@ describe("KeyedOrder", () => {
     expect(drain(o)).toEqual([]);
     o.done(ready[1]!);
     const merge = o.take()!;
-    expect([merge.value, drain(o)]).toEqual(["merge", []]);
-    o.done(merge);
-    expect(drain(o)).toEqual(["b2"]);
+    expect(merge.after).toBeUndefined();
+    const b2 = o.take()!;
+    expect([merge.value, b2.value, b2.after?.value, drain(o)]).toEqual(["merge", "b2", "merge", []]);
   });
 
   it("lets the next message go when one is cancelled (a resend, a failed keep)", () => {
