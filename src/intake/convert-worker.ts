@@ -1,6 +1,7 @@
 // Conversion thread entry: builds the converter once from its settings, then converts the messages it is
 // sent, one reply each (see convert-threads.ts).
 import { parentPort } from "node:worker_threads";
+import { lowerThreadPriority } from "../server/thread-priority.js";
 import { type ConvertSettings, createConverter, type Outcome } from "./convert.js";
 import type { Source } from "./sink.js";
 
@@ -13,6 +14,9 @@ export type FromConverter =
 
 const port = parentPort;
 if (port) {
+  // The main thread reads, keeps and answers (each ACK waits for it); with a conversion thread per core, it
+  // would otherwise queue behind them for a core.
+  lowerThreadPriority();
   port.once("message", (settings: ConvertSettings) => {
     createConverter(settings).then(
       (convert) => {
