@@ -294,8 +294,9 @@ async function listenCommand(flags: ListenFlags): Promise<number> {
     },
     // One conversion thread per core: the main thread (reading, keeping, answering) needs ~0.25 ms of CPU a
     // message against ~1.5 ms for the conversion, so a core of its own (CPU count - 1, the earlier default)
-    // left most of it idle on a 2-core machine: 8,000 messages over 8 connections, 1 thread 747 converted/s,
-    // 2 threads 978 (docs/mllp.md).
+    // left most of it idle on a 2-core machine: 8 connections, a patient each, 8,000 messages, the earlier
+    // build with --workers 1 converted 863 messages/s, with --workers 2 1,210 (separate runs; docs/mllp.md).
+    // The conversion threads run at nice 5, so the main thread does not queue behind them (convert-worker.ts).
     workers:
       flags.workers === undefined
         ? Math.max(1, availableParallelism())

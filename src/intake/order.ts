@@ -50,8 +50,10 @@ class ReadyList<T> {
  * Messages of one key out at once at most (the first, handed out at the head of its queue, and those
  * behind it). More makes bigger batches of a busy key on one thread, and a longer wait for a message whose
  * sender waits for its conversion behind them. `npm run bench -- mllp`, 8 connections, the samples as they
- * are (14 of 22 about one patient), 2 threads, against one key's message out at a time: no bound 637 -> 795
- * converted/s with the ACK p99 27 -> 58 ms; 16: 610 -> 725, 33 -> 45 ms; 8: 556 -> 753, 32 -> 33 ms.
+ * are (14 of 22 about one patient), 2 threads, against the build that had one of a key out at a time (in
+ * the same runs): no bound 637 -> 795 converted/s with the ACK p99 27 -> 58 ms (that build with 2 threads
+ * too); against it with its default of 1 thread, 16: 610 -> 725, 33 -> 45 ms; 8: 556 -> 753, 32 -> 33 ms;
+ * 4: 620 -> 685, 32 -> 25 ms and 545 -> 566, 34 -> 33 ms.
  */
 export const MAX_CHAIN = 8;
 
