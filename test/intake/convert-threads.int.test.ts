@@ -1,18 +1,16 @@
 // The conversion threads (real worker threads, the PID-only plan): a message handed out behind another of
 // its key (`after`) is converted on that one's thread, behind it, while a message without one goes to a
 // thread with room; so a key's messages keep their order however many threads there are.
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Outcome } from "../../src/intake/convert.js";
 import type { Converter, startConverter as Start } from "../../src/intake/convert-threads.js";
-import { resolvePlanSpec } from "../../src/pipeline/load-plan.js";
+import { pidOnlyPlan } from "./intake-harness.js";
 import { adtA08 } from "./mllp-harness.js";
 
 // The threads run compiled code, so this needs `npm run build` first (npm test does it).
 const { startConverter } = (await import(
   new URL("../../dist/intake/convert-threads.js", import.meta.url).href
 )) as { startConverter: typeof Start };
-const CROSSMAP = fileURLToPath(new URL("../fixtures/mllp/pid-only.yaml", import.meta.url));
 let converter: Converter | undefined;
 afterEach(async () => {
   await converter?.close();
@@ -28,15 +26,7 @@ const long = (id: string) =>
 
 describe("conversion threads", () => {
   it("convert a message given `after` behind that one on its thread; others go to a thread with room", async () => {
-    const plan = await resolvePlanSpec({
-      from: undefined,
-      to: undefined,
-      via: undefined,
-      crossmaps: [CROSSMAP],
-      transforms: undefined,
-      vocab: undefined,
-    });
-    const c = await startConverter({ plan, bundle: "collection" }, 2);
+    const c = await startConverter({ plan: await pidOnlyPlan(), bundle: "collection" }, 2);
     converter = c;
     const ended: string[] = [];
     const track = (name: string, p: Promise<Outcome>) =>

@@ -22,14 +22,9 @@ export async function closeIntakes(): Promise<void> {
   for (const close of closers.splice(0).reverse()) await close();
 }
 
-/** An intake over `journal` writing into `dir`/out; `receive` takes a message's text as a connection would. */
-export async function openIntake(
-  journal: LmdbJournal,
-  dir: string,
-  channel: AnswerChannel,
-  options: Pick<IntakeOptions, "maxPending" | "fatal"> & Partial<IntakeOptions>,
-) {
-  const plan = await resolvePlanSpec({
+/** The plan of the PID-only crossmap (a Patient per PID), as `crossmap listen --crossmap` resolves it. */
+export function pidOnlyPlan() {
+  return resolvePlanSpec({
     from: undefined,
     to: undefined,
     via: undefined,
@@ -37,7 +32,16 @@ export async function openIntake(
     transforms: undefined,
     vocab: undefined,
   });
-  const converter = await startConverter({ plan, bundle: "collection" }, 0);
+}
+
+/** An intake over `journal` writing into `dir`/out; `receive` takes a message's text as a connection would. */
+export async function openIntake(
+  journal: LmdbJournal,
+  dir: string,
+  channel: AnswerChannel,
+  options: Pick<IntakeOptions, "maxPending" | "fatal"> & Partial<IntakeOptions>,
+) {
+  const converter = await startConverter({ plan: await pidOnlyPlan(), bundle: "collection" }, 0);
   const sink = new FileSink(join(dir, "out"), ROLL);
   const reports = new Reports(join(dir, "out"), ROLL);
   await sink.open(undefined);

@@ -1,6 +1,7 @@
 // Test helpers for `crossmap listen`: start the real CLI, talk MLLP over raw sockets, read the output.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { type Socket, connect as tcpConnect } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ConnectionOptions, connect as tlsConnect } from "node:tls";
 import { fileURLToPath } from "node:url";
@@ -78,6 +79,17 @@ export async function startListener(args: string[]): Promise<Listener> {
   ]);
   const m = await proc.waitFor(/MLLP(?: over TLS)? on 127\.0\.0\.1:(\d+);.*health on (http:\S+)/, 90_000);
   return { proc, port: Number(m[1]), health: m[2] as string };
+}
+
+/** A listener journaling and writing into a new temporary directory (`out`: its output), with `more` flags. */
+export async function startListenerWithOutput(
+  name: string,
+  more: string[],
+): Promise<{ listener: Listener; out: string }> {
+  const dir = mkdtempSync(join(tmpdir(), `crossmap-${name}-`));
+  const out = join(dir, "out");
+  const listener = await startListener(["--journal", join(dir, "journal"), "--out-dir", out, ...more]);
+  return { listener, out };
 }
 
 /** The listener's metrics as JSON (GET /healthz). */

@@ -1,9 +1,6 @@
 // Per-patient order with two conversion threads (`crossmap listen --workers 2`, a real process): a busy
 // patient's messages go to a thread together, several at once (src/intake/order.ts), and still come out in
 // the order they arrived, as do every other patient's.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { killAll, until } from "../scale/nats-harness.js";
 import {
@@ -13,16 +10,14 @@ import {
   linesOf,
   metricsOf,
   RawClient,
-  startListener,
+  startListenerWithOutput,
 } from "./mllp-harness.js";
 
 let out: string;
 let listener: Listener;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), "crossmap-order-"));
-  out = join(dir, "out");
-  listener = await startListener(["--journal", join(dir, "journal"), "--out-dir", out, "--workers", "2"]);
+  ({ listener, out } = await startListenerWithOutput("order", ["--workers", "2"]));
 });
 afterAll(async () => {
   await killAll();

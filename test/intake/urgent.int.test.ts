@@ -1,9 +1,6 @@
 // A sender that asks only for the application ACK (MSH-15 NE, MSH-16 AL) waits for the conversion, so the
 // listener converts its message before the backlog of messages already acknowledged (src/intake/order.ts):
 // here 600 original-mode messages, each answered AA once kept, are still being converted when it arrives.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { killAll, until } from "../scale/nats-harness.js";
 import {
@@ -13,7 +10,7 @@ import {
   linesOf,
   metricsOf,
   RawClient,
-  startListener,
+  startListenerWithOutput,
   steady,
 } from "./mllp-harness.js";
 
@@ -21,9 +18,7 @@ let out: string;
 let listener: Listener;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), "crossmap-urgent-"));
-  out = join(dir, "out");
-  listener = await startListener(["--journal", join(dir, "journal"), "--out-dir", out, "--workers", "1"]);
+  ({ listener, out } = await startListenerWithOutput("urgent", ["--workers", "1"]));
 });
 afterAll(async () => {
   await killAll();
