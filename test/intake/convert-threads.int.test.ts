@@ -19,10 +19,10 @@ afterEach(async () => {
 
 const source = (id: number) => ({ id, sender: "LAB|HOSP", controlId: `M${id}`, receivedAt: 0 });
 
-/** A message of 1,000 PID segments: long enough to convert that a short one on another thread ends first. */
+/** A message of 3,000 PID segments: long enough to convert that a short one on another thread ends first. */
 const long = (id: string) =>
   adtA08(id, "BUSY") +
-  Array.from({ length: 1_000 }, (_, i) => `PID|${i + 2}||BUSY-${i}^^^HOSP^MR||DOE^JOHN`).join("\r");
+  Array.from({ length: 3_000 }, (_, i) => `PID|${i + 2}||BUSY-${i}^^^HOSP^MR||DOE^JOHN`).join("\r");
 
 describe("conversion threads", () => {
   it("convert a message given `after` behind that one on its thread; others go to a thread with room", async () => {
