@@ -348,7 +348,10 @@ function meanRows(runs: Row[][]): Row[] {
   });
 }
 
-/** `BENCH_CASES=listen,msh` runs only those cases (echo, listen, msh); the echo baseline always runs. */
+/**
+ * `BENCH_CASES=listen,msh` runs only those cases (echo, listen: 1 and 8 connections, listen1, listen8, msh);
+ * the echo baseline always runs.
+ */
 const cases = new Set((process.env.BENCH_CASES ?? "echo,listen,msh").split(","));
 const echo = spawn(process.execPath, [fileURLToPath(new URL("./mllp-echo.mjs", import.meta.url))]);
 try {
@@ -369,6 +372,7 @@ try {
   const runs: [string, string[], number[]][] = [];
   if (cases.has("listen")) runs.push(["listen", [], [1, 8]]);
   if (cases.has("listen8")) runs.push(["listen", [], [8]]);
+  if (cases.has("listen1")) runs.push(["listen", [], [1]]);
   if (cases.has("msh")) runs.push(["listen MSH only", headerOnly, [8]]);
   // With a base build, each case runs base, this, this, base and each build's figures are the means of its
   // two: whichever listener runs second in a pair measured 10-15% more messages a second (the same build
