@@ -60,6 +60,10 @@ export async function runDataJob(
   vocabulary: VocabularyBridge | undefined,
   job: DataJob,
 ): Promise<DataResult> {
+  // The server answered the writes before this job (a project created, items pushed) on its own handle:
+  // without a fresh snapshot, a job sent right after could miss them (an import answered 404 for a
+  // project created a moment before).
+  stores.resetReads();
   try {
     return { ok: true, bytes: await run(stores, vocabulary, job) };
   } catch (err) {

@@ -28,6 +28,12 @@ export interface Stores {
    * If `fn` throws, its writes are rolled back and the promise rejects with that error.
    */
   write<R>(fn: () => R): Promise<R>;
+  /**
+   * Makes the next read see everything committed so far. A handle's reads share one snapshot, which lmdb
+   * renews after this handle's own writes and otherwise on a timer turn: another handle's writes (the
+   * server's, when this is a data worker's) stay unseen until then.
+   */
+  resetReads(): void;
   /** Waits for pending writes, then closes the environment. */
   close(): Promise<void>;
 }
@@ -110,6 +116,7 @@ export function openStores(dataDir: string, options: StoreOptions = {}): Stores 
     audit,
     mirrors,
     write,
+    resetReads: () => root.resetReadTxn(),
     // A mirror still reading in the background must finish before the environment goes away.
     close: async () => {
       await Promise.all([mirrors.schema.settled(), mirrors.concept.settled()]);

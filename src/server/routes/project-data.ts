@@ -176,6 +176,8 @@ export const projectDataRoutes = (vocabulary: VocabularyBridge | undefined, data
         force: query.force === "true",
         actor: actorOf(principal),
       });
+      // The worker wrote on its own handle: this one's next read must see it (Stores.resetReads).
+      stores.resetReads();
       // Reviewers usually come after an import: have the project's list ready for them (a large change
       // made by the worker is read again a chunk at a time, see mirror.ts).
       stores.mirrors.concept.warm(params.project_id!);
@@ -194,7 +196,7 @@ export const projectDataRoutes = (vocabulary: VocabularyBridge | undefined, data
     body: revalidateBody,
     response: revalidateSummary,
     errors: [401, 403, 404, 413, 422, 503],
-    handle: async ({ params, body, principal }) => {
+    handle: async ({ params, body, principal, stores }) => {
       if (!vocabulary) throw noVocabulary();
       const out = await data.run({
         kind: "revalidate",
@@ -202,6 +204,8 @@ export const projectDataRoutes = (vocabulary: VocabularyBridge | undefined, data
         dryRun: body?.dry_run ?? false,
         actor: actorOf(principal),
       });
+      // The worker wrote on its own handle: this one's next read must see it (Stores.resetReads).
+      stores.resetReads();
       return streamed(out, JSON_TYPE);
     },
   }),
