@@ -124,10 +124,10 @@ class ThreadConverter implements Converter {
   convert(text: string, source: Source, after?: Promise<Outcome>, urgent = false): Promise<Outcome> {
     const where = whereOf(source);
     // Behind `after` on its thread while it is under way there (a thread converts its batches in order);
-    // once it is done (or its thread is gone), its outcome is out already, so any thread keeps the order.
+    // once it is done (or its thread is gone, which clears its pending), its outcome is out already, so any
+    // thread keeps the order.
     const lane = after === undefined ? undefined : this.lanes.get(after);
-    let slot: Slot | undefined =
-      lane?.slot.pending.has(lane.id) && this.slots.includes(lane.slot) ? lane.slot : undefined;
+    let slot: Slot | undefined = lane?.slot.pending.has(lane.id) ? lane.slot : undefined;
     // The first thread with fewer than SPILL messages, else the least loaded: a light load stays on one
     // thread (warm, its messages back to back), and the next takes what one cannot.
     if (slot === undefined && !urgent) slot = this.slots.find((s) => s.pending.size < SPILL);
