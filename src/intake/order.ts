@@ -158,16 +158,13 @@ export class KeyedOrder<T> {
         const next = q[0] as Queued<T>;
         next.waiting--;
         this.promote(next);
-        // One fewer of the key out: the first one waiting behind those out may go.
-        for (let i = 1; i < q.length && i <= this.maxChain; i++) {
-          const behind = q[i] as Queued<T>;
-          if (behind.state === "queued") this.chain(behind, q[i - 1] as Queued<T>, i);
-          if (behind.state !== "out") break;
-        }
-      } else {
-        // The one behind it is now right behind another: it may go behind that one if it is out.
-        const next = q[at];
-        if (next !== undefined) this.promote(next);
+      }
+      // One fewer of the key out, or the one behind it now right behind another: the first one waiting
+      // behind those out may go.
+      for (let i = 1; i < q.length && i <= this.maxChain; i++) {
+        const behind = q[i] as Queued<T>;
+        if (behind.state === "queued") this.chain(behind, q[i - 1] as Queued<T>, i);
+        if (behind.state !== "out") break;
       }
     }
   }
