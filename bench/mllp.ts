@@ -166,11 +166,17 @@ interface Started {
   stop(): Promise<void>;
 }
 
-async function startListener(dir: string, extra: string[], bin: string): Promise<Started> {
+async function startListener(
+  dir: string,
+  extra: string[],
+  bin: string,
+  nodeArgs: string[] = [],
+): Promise<Started> {
   const child = spawn(process.execPath, [
     ...(process.env.BENCH_LISTEN_NODE_ARGS
       ? process.env.BENCH_LISTEN_NODE_ARGS.split(" ").filter(Boolean)
       : []),
+    ...nodeArgs,
     bin,
     "listen",
     "--mllp",
@@ -282,9 +288,15 @@ interface Row {
 }
 
 /** One listener: a warm-up round, then each connection count; acked and converted, CPU per message. */
-async function measure(name: string, extra: string[], counts: number[], bin = cli): Promise<Row[]> {
+async function measure(
+  name: string,
+  extra: string[],
+  counts: number[],
+  bin = cli,
+  nodeArgs: string[] = [],
+): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), "crossmap-bench-mllp-"));
-  const l = await startListener(dir, extra, bin);
+  const l = await startListener(dir, extra, bin, nodeArgs);
   const rows: Row[] = [];
   try {
     let base = 0;
@@ -383,7 +395,10 @@ try {
     for (const [label, bin] of order as [string, string][]) {
       // BENCH_BASE_ARGS: more flags for the base build's listener only (e.g. `--workers 2` against this build).
       const more = label && process.env.BENCH_BASE_ARGS ? process.env.BENCH_BASE_ARGS.split(" ") : [];
-      const got = await measure(`${label}${name}`, [...extra, ...more], counts, bin);
+      // BENCH_BASE_NODE_ARGS: node flags for the base build's listener only (a V8 flag against none).
+      const nodeArgs =
+        label && process.env.BENCH_BASE_NODE_ARGS ? process.env.BENCH_BASE_NODE_ARGS.split(" ") : [];
+      const got = await measure(`${label}${name}`, [...extra, ...more], counts, bin, nodeArgs);
       measured.set(label, [...(measured.get(label) ?? []), got]);
     }
     for (const [label] of bins) rows.push(...meanRows(measured.get(label) as Row[][]));
