@@ -12,8 +12,9 @@ export interface Converter {
   readonly capacity: number;
   /**
    * Converts a message; with `after` (the conversion of the message right ahead of it on its key, still
-   * under way), on that one's thread, behind it, so that a key's messages can go to a thread together.
-   * An `urgent` one (its sender waits for it) goes to the least loaded thread.
+   * under way), preferably on that one's thread, so that a key's messages reach a thread together; on
+   * another when that one holds enough (the caller keeps the key's output in order). An `urgent` one (its
+   * sender waits for it) goes to the least loaded thread.
    */
   convert(text: string, source: Source, after?: Promise<Outcome>, urgent?: boolean): Promise<Outcome>;
   close(): Promise<void>;
@@ -123,11 +124,12 @@ class ThreadConverter implements Converter {
 
   convert(text: string, source: Source, after?: Promise<Outcome>, urgent = false): Promise<Outcome> {
     const where = whereOf(source);
-    // Behind `after` on its thread while it is under way there (a thread converts its batches in order);
-    // once it is done (or its thread is gone, which clears its pending), its outcome is out already, so any
-    // thread keeps the order.
+    // Behind `after` on its thread while it is under way there and that thread holds fewer than SPILL: a
+    // key's messages in one batch, one wake-up. Past that, a busy key spreads over the threads like any
+    // other load (the intake writes each key's outcomes in order, whichever thread ends first).
     const lane = after === undefined ? undefined : this.lanes.get(after);
-    let slot: Slot | undefined = lane?.slot.pending.has(lane.id) ? lane.slot : undefined;
+    let slot: Slot | undefined =
+      lane?.slot.pending.has(lane.id) && lane.slot.pending.size < SPILL ? lane.slot : undefined;
     // The first thread with fewer than SPILL messages, else the least loaded: a light load stays on one
     // thread (warm, its messages back to back), and the next takes what one cannot.
     if (slot === undefined && !urgent) slot = this.slots.find((s) => s.pending.size < SPILL);

@@ -31,8 +31,13 @@ interface Pending {
   outcome?: Outcome;
   /** Its sender, or one behind it on its keys, waits for its conversion (order.ts). */
   urgent?: boolean;
-  /** Its conversion, while under way: the message behind it on its key may go behind it (order.ts). */
+  /** Its conversion, while under way: the message behind it on its key goes to its thread if it can. */
   conversion?: Promise<Outcome>;
+  /**
+   * Set from when it is handed out until its outcome is handed to the output: the message behind it on its
+   * key, converted meanwhile (on any thread), goes to the output only after it (order.ts `after`).
+   */
+  handedOver?: Promise<void>;
 }
 
 export interface IntakeOptions {
@@ -64,7 +69,11 @@ export interface IntakeOptions {
 const COMMIT_SPACING_MS = 50;
 
 export class Intake {
-  private readonly order = new KeyedOrder<Pending>();
+  /**
+   * A key has at most half of what the conversion threads hold out at once: a busy patient's messages use
+   * every thread, and the other keys always find room.
+   */
+  private readonly order: KeyedOrder<Pending>;
   /** Admitted and not yet committed, oldest first (for the gate and the lag). */
   private readonly backlog = new Set<Pending>();
   private readonly waiters: { resolve: () => void; reject: (err: Error) => void }[] = [];
@@ -82,7 +91,9 @@ export class Intake {
   private lastCommit = 0;
   readonly nextAnswerId = answerIds();
 
-  constructor(private readonly o: IntakeOptions) {}
+  constructor(private readonly o: IntakeOptions) {
+    this.order = new KeyedOrder(Math.max(1, Math.floor(o.converter.capacity / 2)));
+  }
 
   /** Puts back in order what the journal kept and did not convert before the last stop. */
   async recover(): Promise<number> {
@@ -217,7 +228,12 @@ export class Intake {
     for (const w of this.waiters.splice(0)) w.reject(err);
   }
 
-  /** Hands ready messages to the conversion threads, up to their capacity. */
+  /**
+   * Hands ready messages to the conversion threads, up to their capacity. A message handed out behind
+   * another of its key (`after`) is converted side by side with it, on that one's thread or, when that one
+   * holds enough, another (a conversion depends on its message alone), and goes to the output only after
+   * it: the output keeps each key's arrival order, whichever conversion ends first.
+   */
   private pump(): void {
     while (this.inFlight < this.o.converter.capacity && this.failed === undefined && !this.stopping) {
       const q = this.order.take();
@@ -225,18 +241,27 @@ export class Intake {
       this.inFlight++;
       const p = q.value;
       // Dropped once used: each message holding the one ahead would keep a busy key's whole past.
-      const after = q.after?.value.conversion;
+      const ahead = q.after?.value;
       q.after = undefined;
-      p.conversion = this.o.converter.convert(p.text, sourceOf(p), after, q.urgent);
-      p.conversion.then((outcome) => {
+      let handedOver!: () => void;
+      p.handedOver = new Promise<void>((resolve) => {
+        handedOver = resolve;
+      });
+      const conversion = this.o.converter.convert(p.text, sourceOf(p), ahead?.conversion, q.urgent);
+      p.conversion = conversion;
+      const before = ahead?.handedOver;
+      const ready = before === undefined ? conversion : Promise.all([conversion, before]).then(([o]) => o);
+      ready.then((outcome) => {
         this.inFlight--;
         p.conversion = undefined;
+        p.handedOver = undefined;
         // Read now: a message ahead of an urgent one becomes urgent too, also while it is being converted.
         p.urgent = q.urgent;
         this.converted++;
         this.written.push(p);
         p.outcome = outcome;
         this.toOutput(p, outcome);
+        handedOver();
         if (p.urgent) this.hurryCommit?.();
         // Handed to the output in this order, so the next message of its keys may go now.
         this.order.done(q);

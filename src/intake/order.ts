@@ -5,8 +5,10 @@
 // each other. A message whose sender waits for its conversion (no answer until then) goes first among
 // the ready ones, and so do the messages ahead of it on its keys, which it cannot pass.
 // A message of one key may also go while the messages ahead of it are still being converted: it is handed
-// out `after` the one right ahead, and the converter runs it on that one's thread, behind it. So a busy
-// patient's messages reach a thread together, as a batch, instead of one per round trip.
+// out `after` the one right ahead. It is converted side by side with those (a conversion depends on its
+// message alone: on that one's thread while it has room, as a batch, else on another) and its outcome goes
+// to the output only after theirs (intake.ts), so a busy patient's messages use every thread and still
+// come out in arrival order.
 
 export interface Queued<T> {
   readonly keys: readonly string[];
@@ -19,7 +21,7 @@ export interface Queued<T> {
   urgent: boolean;
   /**
    * Set when it became ready while the message right ahead of it on its key was out (being converted):
-   * that message, which the converter must finish first (on the same thread).
+   * that message, whose outcome must go to the output first.
    */
   after?: Queued<T>;
 }
@@ -47,13 +49,12 @@ class ReadyList<T> {
 }
 
 /**
- * Messages of one key out at once at most (the first, handed out at the head of its queue, and those
- * behind it). More makes bigger batches of a busy key on one thread, and a longer wait for a message whose
- * sender waits for its conversion behind them. `npm run bench -- mllp`, 8 connections, the samples as they
- * are (14 of 22 about one patient), 2 threads, against the build that had one of a key out at a time (in
- * the same runs): no bound 637 -> 795 converted/s with the ACK p99 27 -> 58 ms (that build with 2 threads
- * too); against it with its default of 1 thread, 16: 610 -> 725, 33 -> 45 ms; 8: 556 -> 753, 32 -> 33 ms;
- * 4: 620 -> 685, 32 -> 25 ms and 545 -> 566, 34 -> 33 ms.
+ * Messages of one key out at once at most, by default (the listener gives half of what its conversion
+ * threads hold: intake.ts). More lets a busy key's messages be converted side by side on more threads, and
+ * makes a message whose sender waits for its conversion wait behind fuller batches. `npm run bench --
+ * mllp`, 8 connections, the samples as they are (14 of 22 about one patient), 2 threads, each against the
+ * build that kept a key's messages on one thread with 8 out at once (in the same runs): 16 out, 888 ->
+ * 1,156 converted/s, ACK p99 29.5 -> 39.4 ms; 32 out, 805 -> 1,027, 35.7 -> 54.0 ms.
  */
 export const MAX_CHAIN = 8;
 
@@ -115,8 +116,8 @@ export class KeyedOrder<T> {
   }
 
   /**
-   * The next message to convert, or undefined. When it has `after`, it goes behind that message; a message
-   * of one key that waits right behind it may then go too (behind it in turn).
+   * The next message to convert, or undefined. When it has `after`, its outcome goes to the output after
+   * that message's; a message of one key that waits right behind it may then go too (behind it in turn).
    */
   take(): Queued<T> | undefined {
     const item = this.urgentReady.take() ?? this.ready.take();
@@ -185,7 +186,7 @@ export class KeyedOrder<T> {
    * `item` is right behind `ahead` on a key; when `item` has only that key, is kept and `ahead` is out, it
    * may go behind `ahead`, unless `maxChain` of the key are out (`at`: its place in the queue). Everything
    * ahead of an out message on its keys is out too (or done), so the messages of one key that are out are
-   * the head of its queue, on one thread, in their order.
+   * the head of its queue, in their order.
    */
   private chain(item: Queued<T>, ahead: Queued<T>, at: number): void {
     if (item.keys.length !== 1 || !item.kept || item.state !== "queued" || ahead.state !== "out") return;

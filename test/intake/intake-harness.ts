@@ -41,14 +41,17 @@ export async function openIntake(
   channel: AnswerChannel,
   options: Pick<IntakeOptions, "maxPending" | "fatal"> & Partial<IntakeOptions>,
 ) {
-  const converter = await startConverter({ plan: await pidOnlyPlan(), bundle: "collection" }, 0);
+  // The PID-only plan on the main thread, unless the test brings its converter (and closes it).
+  const own = options.converter === undefined;
+  const converter =
+    options.converter ?? (await startConverter({ plan: await pidOnlyPlan(), bundle: "collection" }, 0));
   const sink = new FileSink(join(dir, "out"), ROLL);
   const reports = new Reports(join(dir, "out"), ROLL);
   await sink.open(undefined);
   await reports.open(undefined);
   closers.push(
     () => journal.close(),
-    () => converter.close(),
+    () => (own ? converter.close() : Promise.resolve()),
     () => sink.close(),
     () => reports.close(),
   );
