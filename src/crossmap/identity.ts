@@ -29,23 +29,45 @@ export interface Identity {
 export type GetterCompiler = (paths: string | string[], at: KeyPath) => Getter[] | undefined;
 
 const FHIR_ID = /^[A-Za-z0-9\-.]{1,64}$/;
-const NUMBERED = /^[1-9][0-9]*$/;
+
+/** `k` as a component number ("1", "12"), or 0 when it is not one ("0", "01", "a"). */
+function componentNumber(k: string): number {
+  const first = k.charCodeAt(0);
+  if (!(first >= 49 && first <= 57)) return 0;
+  for (let i = 1; i < k.length; i++) {
+    const c = k.charCodeAt(i);
+    if (c < 48 || c > 57) return 0;
+  }
+  return Number(k);
+}
 
 /**
  * A value as it counts for an identity: a scalar as itself; a node of numbered parts (a reader's composite
  * field, `{1: "HOSP", 2: "2.16.840.1.113883.19", 3: "ISO"}`) as its parts in order, so an assigning
  * authority counts whole whether it came with its parts or as a bare name (`{1: "HOSP"}` is "HOSP").
+ * Loops, not Object.keys().every(regex) and Array.from: a message's ids read dozens of these.
  */
 export function identityText(v: unknown): string | undefined {
+  if (typeof v === "string") {
+    const t = v.trim();
+    return t === "" ? undefined : t;
+  }
   if (v === null || typeof v !== "object" || Array.isArray(v)) return scalarKey(v)?.trim() || undefined;
   const keys = Object.keys(v);
-  if (keys.length === 0 || !keys.every((k) => NUMBERED.test(k))) return undefined;
-  const parts: string[] = [];
-  for (const k of keys) parts[Number(k) - 1] = identityText((v as Record<string, unknown>)[k]) ?? "";
-  const all = Array.from(parts, (p) => p ?? "");
+  if (keys.length === 0) return undefined;
+  const parts: (string | undefined)[] = [];
+  for (const k of keys) {
+    const n = componentNumber(k);
+    if (n === 0) return undefined;
+    parts[n - 1] = identityText((v as Record<string, unknown>)[k]);
+  }
   // Trailing empty parts say nothing: `{1: "HOSP", 2: ""}` is "HOSP".
-  while (all.length > 0 && all[all.length - 1] === "") all.pop();
-  return all.length === 0 ? undefined : all.join("\u001f");
+  let end = parts.length;
+  while (end > 0 && (parts[end - 1] ?? "") === "") end--;
+  if (end === 0) return undefined;
+  let out = parts[0] ?? "";
+  for (let i = 1; i < end; i++) out += `\u001f${parts[i] ?? ""}`;
+  return out;
 }
 
 /**

@@ -93,6 +93,16 @@ describe("identity ids", () => {
     expect(identityText({ 1: "HOSP", 3: "ISO" })).toBe("HOSP\u001f\u001fISO");
     expect(identityText({ a: 1 })).toBeUndefined();
     expect(identityText(" ")).toBeUndefined();
+    // Trailing empty parts say nothing; a node of empty parts is no identity; parts nest; numbers are
+    // written as components are ("01" and "0" are not component numbers).
+    expect(identityText({ 1: "HOSP", 2: " ", 4: "" })).toBe("HOSP");
+    expect(identityText({ 2: "", 3: " " })).toBeUndefined();
+    expect(identityText({})).toBeUndefined();
+    expect(identityText({ 2: "X" })).toBe("\u001fX");
+    expect(identityText({ 1: { 1: "A", 2: "B" }, 2: 7 })).toBe("A\u001fB\u001f7");
+    expect(identityText({ 1: "HOSP", "01": "X" })).toBeUndefined();
+    expect(identityText({ 1: "HOSP", 0: "X" })).toBeUndefined();
+    expect(identityText({ 10: "J", 1: "A" })).toBe(`A${"\u001f".repeat(9)}J`);
   });
 
   it("are refused at load when the rule is incomplete or contradictory", () => {

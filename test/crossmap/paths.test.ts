@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
+  compileGetter,
   compileSetter,
+  FIELD_AT,
   headField,
   PathError,
   parseSourcePath,
@@ -9,6 +11,28 @@ import {
 } from "../../src/crossmap/paths.js";
 
 describe("paths", () => {
+  it("read numbered keys through a record's FIELD_AT method when it has one, else as keys", () => {
+    const calls: number[] = [];
+    // The method's answers differ from the keys' so that the test sees which one the getter used.
+    const record = {
+      "3": "by key",
+      "0": "zero by key",
+      [FIELD_AT](n: number) {
+        calls.push(n);
+        return n === 3 ? { "1": "by FIELD_AT", "2": ["a", "b"] } : undefined;
+      },
+    };
+    const get = (path: string) => compileGetter(parseSourcePath(path))(record as never);
+    expect(get("3.1")).toBe("by FIELD_AT");
+    expect(get("3.2[1]")).toBe("b");
+    expect(get("12")).toBeUndefined();
+    expect(calls).toEqual([3, 3, 12]);
+    // "0" is no field number: read as a key.
+    expect(get("0")).toBe("zero by key");
+    expect(compileGetter(parseSourcePath("a.3"))({ a: { "3": "plain" } } as never)).toBe("plain");
+    expect(compileGetter(parseSourcePath("a[1]"))({ a: ["x", "y"] } as never)).toBe("y");
+  });
+
   it("parses source paths with indexes and numeric HL7 positions", () => {
     expect(parseSourcePath("code.coding[0].code")).toEqual(["code", "coding", 0, "code"]);
     expect(parseSourcePath("PID.3.1")).toEqual(["PID", "3", "1"]);

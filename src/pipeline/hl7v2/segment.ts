@@ -2,6 +2,7 @@
 // definition ("patient_name"), and by repetition ("3$2" is the second repetition of field 3).
 // Fields are split and unescaped on first read, then kept: a crossmap reads a handful of the dozens of
 // fields of a segment, and splitting the rest was most of the reader's time.
+import { FIELD_AT } from "../../crossmap/paths.js";
 import {
   ER7,
   type Er7Node,
@@ -122,6 +123,11 @@ function recordClass(read: FieldReader, header: boolean, fs: string, info: Segme
     return v;
   }
   proto.field = field;
+  // Numbered keys for crossmap getters without the accessors below (paths.ts FIELD_AT): the same values.
+  const last = Math.max(MAX_FIELDS, info?.names.length ?? 0);
+  proto[FIELD_AT] = function (this: LazyRecord, n: number): string | Er7Node | undefined {
+    return n <= last ? this.field(n) : undefined;
+  };
   // Position and repetition getters are the same for every segment type: they live on one shared object
   // (built once); a type's own object adds its aliases and sits between it and the prototype. Defining
   // ~1,000 getters per type on the prototype itself cost ~10 ms a type (V8 makes adding properties to an
@@ -164,8 +170,6 @@ export function compileSegmentParser(
 ): SegmentParser {
   const { field: fs, repetition: rs, component: cs, subcomponent: ss, escape: es } = d;
   const leaf = (s: string): string => (s.includes(es) ? unescapeText(s) : s);
-  const plain = (text: string): boolean =>
-    !text.includes(rs) && !text.includes(cs) && !text.includes(ss) && !text.includes(es);
   const classes = new Map<string, (parts: string[]) => SegmentRecord>();
 
   // Loops rather than nested map() closures: this is the reader's hottest code.
@@ -191,8 +195,14 @@ export function compileSegmentParser(
   const readerFor =
     (composite: boolean[] | undefined): FieldReader =>
     (text, n) => {
-      if (plain(text)) return composite?.[n - 1] === true ? repetitionNode([[text]], [[[text]]]) : text;
-      return fieldValue(splitText(text));
+      if (text.includes(rs) || text.includes(ss) || text.includes(es)) return fieldValue(splitText(text));
+      if (!text.includes(cs))
+        return composite?.[n - 1] === true ? repetitionNode([[text]], [[[text]]]) : text;
+      // Components only, nothing to unescape (most composite fields): one split.
+      const comps = text.split(cs);
+      const rep: string[][] = new Array(comps.length);
+      for (let c = 0; c < comps.length; c++) rep[c] = [comps[c] as string];
+      return repetitionNode(rep, [rep]);
     };
 
   return (line) => {

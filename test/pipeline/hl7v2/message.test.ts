@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { FIELD_AT } from "../../../src/crossmap/paths.js";
 import { type Hl7Message, type MalformedMessage, parseMessage } from "../../../src/pipeline/hl7v2/message.js";
 import { fieldNames } from "../../../src/pipeline/hl7v2/names.js";
 import { splitMessages } from "../../../src/pipeline/hl7v2/split.js";
@@ -46,6 +47,16 @@ describe("segment records", () => {
       "11": { "1": "1 MAIN ST", "3": "TOWN" },
       patient_address: { "1": "1 MAIN ST", "3": "TOWN" },
     });
+  });
+  it("give every numbered field through FIELD_AT as through its key, none past the last field", () => {
+    const pid = m.segments[1] as Record<string | symbol, unknown>;
+    const at = pid[FIELD_AT] as (n: number) => unknown;
+    expect(typeof at).toBe("function");
+    for (let n = 1; n <= 120; n++) expect(at.call(pid, n)).toEqual(pid[String(n)]);
+    expect(at.call(pid, 5)).toBe(pid["5"]);
+    const msh = m.segments[0] as Record<string | symbol, unknown>;
+    expect((msh[FIELD_AT] as (n: number) => unknown).call(msh, 1)).toBe("|");
+    expect((msh[FIELD_AT] as (n: number) => unknown).call(msh, 9)).toEqual(msh["9"]);
   });
   it("keeps the full split (every repetition) for hl7v2_field", () => {
     const pid = m.segments[1] as Record<string, unknown>;
