@@ -24,46 +24,51 @@ const long = (id: string) =>
   adtA08(id, "BUSY") +
   Array.from({ length: 3_000 }, (_, i) => `PID|${i + 2}||BUSY-${i}^^^HOSP^MR||DOE^JOHN`).join("\r");
 
-describe("conversion threads", () => {
-  it("convert a message given `after` behind that one on its thread while it has room, urgent or not", async () => {
-    const c = await startConverter({ plan: await pidOnlyPlan(), bundle: "collection" }, 2);
-    converter = c;
-    const ended: string[] = [];
-    const track = (name: string, p: Promise<Outcome>) =>
+/**
+ * Two threads; the long message (key BUSY) and `more` others go to the first thread, and each conversion's
+ * end is recorded by name. `send` converts one more message, tracked the same way.
+ */
+async function firstThreadHolding(more: number) {
+  const c = await startConverter({ plan: await pidOnlyPlan(), bundle: "collection" }, 2);
+  converter = c;
+  const ended: string[] = [];
+  const all: Promise<Outcome>[] = [];
+  const send = (name: string, text: string, after?: Promise<Outcome>, urgent?: boolean) => {
+    const p = c.convert(text, source(all.length), after, urgent);
+    all.push(
       p.then((o) => {
         ended.push(name);
         return o;
-      });
-    // The long one and six more: the first thread holds 7, under its spill mark (8).
-    const first = c.convert(long("L"), source(0));
-    const all = [track("long", first)];
-    for (let i = 1; i < 7; i++) all.push(track(`first-${i}`, c.convert(adtA08(`F${i}`, "OTHER"), source(i))));
+      }),
+    );
+    return p;
+  };
+  const first = send("long", long("L"));
+  for (let i = 1; i <= more; i++) send(`first-${i}`, adtA08(`F${i}`, "OTHER"));
+  const done = async () => {
+    expect((await Promise.all(all)).map((o) => o.kind)).toEqual(Array(all.length).fill("bundle"));
+    return ended;
+  };
+  return { first, send, done };
+}
+
+describe("conversion threads", () => {
+  it("convert a message given `after` behind that one on its thread while it has room, urgent or not", async () => {
+    // The first thread holds 7, under its spill mark (8).
+    const { first, send, done } = await firstThreadHolding(6);
     // Urgent, which alone would go to the least loaded thread (the second): behind the long one instead.
-    all.push(track("behind", c.convert(adtA08("B", "BUSY"), source(7), first, true)));
+    send("behind", adtA08("B", "BUSY"), first, true);
     // The first thread is at its mark now: another message goes to the second.
-    all.push(track("free", c.convert(adtA08("G", "FREE"), source(8))));
-    const outcomes = await Promise.all(all);
-    expect(outcomes.map((o) => o.kind)).toEqual(Array(9).fill("bundle"));
+    send("free", adtA08("G", "FREE"));
+    const ended = await done();
     expect(ended.indexOf("free")).toBeLessThan(ended.indexOf("long"));
     expect(ended.indexOf("behind")).toBeGreaterThan(ended.indexOf("long"));
   });
 
   it("convert a message given `after` on another thread once that one's holds its spill mark", async () => {
-    const c = await startConverter({ plan: await pidOnlyPlan(), bundle: "collection" }, 2);
-    converter = c;
-    const ended: string[] = [];
-    const track = (name: string, p: Promise<Outcome>) =>
-      p.then((o) => {
-        ended.push(name);
-        return o;
-      });
-    // The long one and seven more fill the first thread to its spill mark (8).
-    const first = c.convert(long("L"), source(0));
-    const all = [track("long", first)];
-    for (let i = 1; i < 8; i++) all.push(track(`first-${i}`, c.convert(adtA08(`F${i}`, "OTHER"), source(i))));
-    all.push(track("behind", c.convert(adtA08("B", "BUSY"), source(8), first)));
-    const outcomes = await Promise.all(all);
-    expect(outcomes.map((o) => o.kind)).toEqual(Array(9).fill("bundle"));
+    const { first, send, done } = await firstThreadHolding(7);
+    send("behind", adtA08("B", "BUSY"), first);
+    const ended = await done();
     expect(ended.indexOf("behind")).toBeLessThan(ended.indexOf("long"));
   });
 });
