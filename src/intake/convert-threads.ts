@@ -1,10 +1,10 @@
 // Where kept messages are converted: a few worker threads (or the main thread with --workers 0), each
 // loading the plan once. A thread that dies takes no message with it: what it held comes back as a dead
 // letter naming the failure, and a new thread takes its place.
-import { Worker } from "node:worker_threads";
+import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import { AppError } from "../errors.js";
 import { type ConvertSettings, createConverter, failedIssue, type Outcome, whereOf } from "./convert.js";
-import type { FromConverter, ToConverter } from "./convert-worker.js";
+import type { ConverterInit, FromConverter, ToConverter } from "./convert-worker.js";
 import type { Source } from "./sink.js";
 
 export interface Converter {
@@ -14,7 +14,8 @@ export interface Converter {
    * Converts a message; with `after` (the conversion of the message right ahead of it on its key, still
    * under way), preferably on that one's thread, so that a key's messages reach a thread together; on
    * another when that one holds enough (the caller keeps the key's output in order). An `urgent` one (its
-   * sender waits for it) goes to the least loaded thread.
+   * sender waits for it) goes to the least loaded thread, which converts it as soon as the message it is
+   * converting is done, ahead of the rest of its batch, and sends its result at once.
    */
   convert(text: string, source: Source, after?: Promise<Outcome>, urgent?: boolean): Promise<Outcome>;
   close(): Promise<void>;
@@ -51,6 +52,8 @@ export async function startConverter(settings: ConvertSettings, threads: number)
 
 interface Slot {
   worker: Worker;
+  /** Urgent requests: the thread takes them between two messages of its batch (convert-worker.ts). */
+  urgent: MessagePort;
   pending: Map<number, { resolve: (o: Outcome) => void; where: string }>;
   /** Requests not posted yet: they go together, at the end of this turn or when the batch out returns. */
   outbox: ToConverter;
@@ -84,7 +87,16 @@ class ThreadConverter implements Converter {
 
   private spawn(): Promise<void> {
     const worker = new Worker(new URL("./convert-worker.js", import.meta.url));
-    const slot: Slot = { worker, pending: new Map(), outbox: [], busy: false, scheduled: false };
+    const { port1, port2 } = new MessageChannel();
+    port1.unref();
+    const slot: Slot = {
+      worker,
+      urgent: port1,
+      pending: new Map(),
+      outbox: [],
+      busy: false,
+      scheduled: false,
+    };
     return new Promise<void>((resolve, reject) => {
       worker.on("message", (m: FromConverter) => {
         if (m.kind === "ready") {
@@ -93,9 +105,11 @@ class ThreadConverter implements Converter {
         } else if (m.kind === "init_error") {
           reject(new AppError(400, "crossmap_error", `a conversion thread could not start: ${m.message}`));
         } else {
-          slot.busy = false;
-          // The next batch first, so that the thread converts while the main thread handles these results.
-          this.post(slot);
+          if (m.more !== true) {
+            slot.busy = false;
+            // The next batch first, so that the thread converts while the main thread handles these results.
+            this.post(slot);
+          }
           for (const r of m.results) {
             const p = slot.pending.get(r.id);
             slot.pending.delete(r.id);
@@ -108,7 +122,7 @@ class ThreadConverter implements Converter {
         reject(new AppError(500, "worker_error", `a conversion thread exited with code ${code}`));
         this.lost(slot, `the conversion thread exited with code ${code}`);
       });
-      worker.postMessage(this.settings);
+      worker.postMessage({ settings: this.settings, urgent: port2 } satisfies ConverterInit, [port2]);
     });
   }
 
@@ -143,6 +157,16 @@ class ThreadConverter implements Converter {
     }
     const id = this.nextId++;
     const chosen = slot;
+    const outcome = new Promise<Outcome>((resolve) => {
+      chosen.pending.set(id, { resolve, where });
+    });
+    this.lanes.set(outcome, { slot: chosen, id });
+    // A sender waits for it: past the batch the thread is converting, not behind it (unless it must wait
+    // for the message ahead of it on that thread anyway).
+    if (urgent && chosen !== lane?.slot) {
+      chosen.urgent.postMessage({ id, text, source });
+      return outcome;
+    }
     if (!chosen.busy && !chosen.scheduled) {
       chosen.scheduled = true;
       queueMicrotask(() => {
@@ -151,10 +175,6 @@ class ThreadConverter implements Converter {
       });
     }
     chosen.outbox.push({ id, text, source });
-    const outcome = new Promise<Outcome>((resolve) => {
-      chosen.pending.set(id, { resolve, where });
-    });
-    this.lanes.set(outcome, { slot: chosen, id });
     return outcome;
   }
 
@@ -169,6 +189,11 @@ class ThreadConverter implements Converter {
 
   async close(): Promise<void> {
     this.closing = true;
-    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+    await Promise.all(
+      this.slots.map((s) => {
+        s.urgent.close();
+        return s.worker.terminate();
+      }),
+    );
   }
 }

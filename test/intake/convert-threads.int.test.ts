@@ -65,6 +65,24 @@ describe("conversion threads", () => {
     expect(ended.indexOf("behind")).toBeGreaterThan(ended.indexOf("long"));
   });
 
+  it("convert an urgent message between two messages of the batch its thread is converting", async () => {
+    // The first thread holds its 8; the second converts a batch led by a very long message.
+    const { send, done } = await firstThreadHolding(7);
+    const huge =
+      adtA08("H", "HUGE") +
+      Array.from({ length: 6_000 }, (_, i) => `PID|${i + 2}||HUGE-${i}^^^HOSP^MR||DOE^JOHN`).join("\r");
+    send("huge", huge);
+    for (let i = 1; i <= 3; i++) send(`after-huge-${i}`, adtA08(`A${i}`, "OTHER"));
+    // Well into the huge one's conversion (it takes a second or more), an urgent message goes to the second thread
+    // (the less loaded): it is converted when the huge one is done, before the rest of that batch, and
+    // its result comes back at once, not with the batch's at its end.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    send("urgent", adtA08("U", "WAITING"), undefined, true);
+    const ended = await done();
+    expect(ended.indexOf("urgent")).toBeLessThan(ended.indexOf("huge"));
+    expect(ended.indexOf("urgent")).toBeLessThan(ended.indexOf("after-huge-1"));
+  });
+
   it("convert a message given `after` on another thread once that one's holds its spill mark", async () => {
     const { first, send, done } = await firstThreadHolding(7);
     send("behind", adtA08("B", "BUSY"), first);
