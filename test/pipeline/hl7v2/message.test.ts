@@ -228,6 +228,32 @@ describe("message context from the message structure", () => {
     expect(JSON.stringify(m.segments[2])).not.toContain(`"child":`);
   });
 
+  it("shows a segment the nearest of each type before it, else the first after, in a group of thousands", () => {
+    // A flat ADT: one group. Types appear PID, NTE, OBX; the segments in between are filler PIDs.
+    const fill = Array.from({ length: 3_000 }, (_, i) => `PID|${i + 10}`).join("\r");
+    const m = structured(
+      `MSH|^~\\&|A|B|||20240101||ADT^A08^ADT_A01|1|P|2.5.1\rEVN|A08\rPID|1\r${fill}\rNTE|1\rOBX|1\rNTE|2\rOBX|2`,
+    );
+    const n = m.segments.length;
+    const at = (i: number) => m.segments[i]?.$ctx as (typeof m.segments)[number]["$ctx"];
+    const idx = (url: string | undefined) => m.segments.findIndex((x) => x.$ctx.fullUrl === url);
+    const seen = (i: number) =>
+      Object.fromEntries(
+        Object.entries(at(i).ref)
+          .filter(([t]) => t !== "parent")
+          .map(([t, u]) => [t, idx(u)]),
+      );
+    // The first PID: EVN before it, the next PID (its own type), the first NTE and OBX after it; in the order
+    // the types come (before first, then after).
+    expect(seen(2)).toEqual({ EVN: 1, PID: 3, NTE: n - 4, OBX: n - 3 });
+    expect(Object.keys(at(2).seg)).toEqual(["EVN", "PID", "NTE", "OBX"]);
+    // A filler PID in the middle: the PID right before it.
+    expect(seen(1_500).PID).toBe(1_499);
+    // The last OBX: the NTE and OBX right before it, the last PID.
+    expect(seen(n - 1)).toEqual({ EVN: 1, PID: n - 5, NTE: n - 2, OBX: n - 3 });
+    expect(m.segments.slice(2, n - 4).every((s) => s.$ctx.type === "PID")).toBe(true);
+  });
+
   it("links a VXU's OBX to the RXA of its order, not to one of another order", () => {
     const m = structured(
       "MSH|^~\\&|A|B|||20240101||VXU^V04^VXU_V04|1|P|2.5.1\rPID|1\rOBX|1\rORC|RE\rRXA|0|1|20240101\rRXR|C28161\rOBX|1\rORC|RE\rRXA|0|1|20240102\rOBX|1",
