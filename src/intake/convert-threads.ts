@@ -131,6 +131,7 @@ class ThreadConverter implements Converter {
     const at = this.slots.indexOf(slot);
     if (at < 0) return;
     this.slots.splice(at, 1);
+    slot.urgent.close();
     for (const p of slot.pending.values()) p.resolve({ kind: "dead", issues: [failedIssue(p.where, why)] });
     slot.pending.clear();
     if (!this.closing) this.spawn().catch(() => {});
