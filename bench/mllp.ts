@@ -13,7 +13,8 @@
 // `--durability commit`), BENCH_LISTEN_NODE_ARGS (node flags for the listener), BENCH_LISTEN_LOG (a file
 // for the listener's stdout, e.g. with --trace-gc), BENCH_PATIENTS=distinct (below), BENCH_CASES,
 // BENCH_BASE_CLI (another build, run before and after this one on each case: base, this, this, base; each
-// build's figures are the means of its two runs), BENCH_ATTACH (below).
+// build's figures are the means of its two runs), BENCH_BASE_ARGS and BENCH_BASE_NODE_ARGS (more
+// `crossmap listen` flags and node flags for the base build's listener only), BENCH_ATTACH (below).
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
