@@ -190,6 +190,27 @@ describe("RowConverter", () => {
     ]);
   });
 
+  it("reads each record's names in its own order: the same names shuffled, fewer, or an unknown one in between", () => {
+    const { lines, issues } = converter();
+    expect(
+      lines(
+        "person",
+        '{"person_id":1,"gender_concept_id":8507,"year_of_birth":1990,"race_concept_id":1,"ethnicity_concept_id":2}',
+        '{"year_of_birth":1991,"person_id":2,"ethnicity_concept_id":3,"gender_concept_id":8532,"race_concept_id":4}',
+        '{"person_id":3,"nickname":"c","gender_concept_id":8507,"year_of_birth":1992,"race_concept_id":5,"ethnicity_concept_id":6}',
+        '{"person_id":4,"gender_concept_id":8507,"year_of_birth":1993,"race_concept_id":7,"ethnicity_concept_id":8,"nickname":"d"}',
+        '{"person_id":5,"gender_concept_id":8532,"year_of_birth":1994,"race_concept_id":9,"ethnicity_concept_id":10}',
+      ),
+    ).toEqual([
+      "1,8507,1990,,,,1,2,,,,,,,,,,\n",
+      "2,8532,1991,,,,4,3,,,,,,,,,,\n",
+      "3,8507,1992,,,,5,6,,,,,,,,,,\n",
+      "4,8507,1993,,,,7,8,,,,,,,,,,\n",
+      "5,8532,1994,,,,9,10,,,,,,,,,,\n",
+    ]);
+    expect(issues.map((i) => i.code)).toEqual(["unknown_column"]);
+  });
+
   it("keeps the crossmap's own ids with --ids source (for a bigint DDL)", () => {
     const { lines } = converter("source");
     expect(lines("person", person("3198808480235023718", ',"location_id":2458981708503375106'))).toEqual([
