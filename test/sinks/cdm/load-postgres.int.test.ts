@@ -25,6 +25,22 @@ describeWithTool("initdb", import.meta.url)(
           { kind: "FOREIGN KEY", n: 176 },
           { kind: "PRIMARY KEY", n: 28 },
         ]);
+        // The registry's large texts are compressed with lz4 (Debian's server has it), not pglz.
+        const db = await openDatabase(url);
+        try {
+          const rows = await db.query<{ attname: string; attcompression: string }>(
+            "SELECT attname, attcompression::text AS attcompression FROM pg_attribute " +
+              "WHERE attrelid = 'cdm.crossmap_id_map'::regclass AND attnum > 0 ORDER BY attnum",
+          );
+          expect(rows).toEqual([
+            { attname: "namespace", attcompression: "" },
+            { attname: "source_keys", attcompression: "l" },
+            { attname: "ids", attcompression: "l" },
+            { attname: "row_hashes", attcompression: "l" },
+          ]);
+        } finally {
+          await db.close();
+        }
       } finally {
         await server.stop();
       }
