@@ -57,6 +57,9 @@ export function splitField(v: unknown, record?: SourceRecord): Components[] | un
   return undefined;
 }
 
+/** A repetition's first component, its subcomponents read as components (`within_component`). */
+const subcomponentsAsComponents = (rep: Components): Components => (rep[0] ?? []).map((sub) => [sub]);
+
 // Senders pad values ("Ann Arbor "); FHIR strings must not be blank, and padding carries no meaning: `at`
 // trims (hl7v2-composites.ts).
 /** A component's subcomponents joined by spaces: SAD "1000&Hospital Lane" is one address line. */
@@ -126,6 +129,11 @@ const config = lazySchema((z) =>
       format: z.enum(FORMATS),
       component: z.number().int().min(1).optional(),
       subcomponent: z.number().int().min(1).optional(),
+      /**
+       * The value is one component of a composite field, whose subcomponents are this format's components:
+       * SPS-1 (OBR-15.1) is a CWE written `BLD&Blood&HL70070`. Without it, only the first subcomponent is read.
+       */
+      within_component: z.boolean().optional(),
       repetition: z.union([z.number().int().min(1), z.literal("all")]).optional(),
       /**
        * Coding-system names (HL7 table 0396, e.g. LN, SCT, I10) -> FHIR system URIs, for CWE/CE/CNE and the
@@ -530,10 +538,12 @@ export const hl7v2Field: TransformDefinition<Config> = {
     const join = cfg.join;
     const whenField = cfg.when ? ctx.compileSourcePath(cfg.when.field) : undefined;
     const whenValues = new Set(cfg.when?.in ?? []);
+    const withinComponent = cfg.within_component === true;
     return (v, record) => {
       if (whenField && !whenValues.has(String(whenField(record) ?? ""))) return undefined;
-      const reps = splitField(v, record);
-      if (!reps) return fail("invalid_value", `${describeValue(v)} is not an HL7 v2 field value`);
+      const split = splitField(v, record);
+      if (!split) return fail("invalid_value", `${describeValue(v)} is not an HL7 v2 field value`);
+      const reps = withinComponent ? split.map(subcomponentsAsComponents) : split;
       if (join !== undefined) {
         const parts = renderAll(reps, render, record);
         if (!(parts instanceof Unmappable)) return Array.isArray(parts) ? parts.join(join) : parts;

@@ -253,6 +253,7 @@ describe("IG rows closed for issue 30", () => {
       }
     }
     expect(problems).toEqual([]);
-    expect(resources).toBe(245);
+    // 245 before OBR-15 made a Specimen of an order without SPM (MDM_T02, ORM_O01, ORM_O01-no-patient).
+    expect(resources).toBe(248);
   });
 });

@@ -33,6 +33,38 @@ const ORU = [
   "OBX|3|TX|||IMPRESSION: Normal study.||||||F",
   "OBX|4|NM|8867-4^Heart rate^LN||72|/min|||||F",
 ].join("\r");
+// A lab result written before SPM (v2.5): the specimen in OBR-7/8 (collected), OBR-9 (volume), OBR-14
+// (received) and OBR-15 (SPS: source as a CWE in subcomponents, additive, free text, body site); and the
+// same with an SPM, whose Specimen is then the order's.
+const obrFields: Record<number, string> = {
+  1: "1",
+  2: "1101^GHHPlacer",
+  3: "1201^GHHFiller",
+  4: "2345-7^Glucose^LN",
+  7: "202110201155+0215",
+  8: "202110201210+0215",
+  9: "5^mL&milliliter&UCUM",
+  14: "202110201300+0215",
+  15: "BLDV&Blood venous&HL70070^HEP&Lithium/Li Hep&HL70371^drawn twice^LACF&Left antecubital fossa&HL70163",
+  22: "202110211630+0215",
+  25: "F",
+};
+const SPECIMEN_OBR = `OBR|${Array.from({ length: 25 }, (_, i) => obrFields[i + 1] ?? "").join("|")}`;
+const ORU_OBR_SPECIMEN = [
+  MSH("ORU^R01^ORU_R01"),
+  PID,
+  ORC("RE"),
+  SPECIMEN_OBR,
+  "OBX|1|NM|2345-7^Glucose^LN||95|mg/dL|||||F",
+].join("\r");
+const ORU_SPM = [
+  MSH("ORU^R01^ORU_R01"),
+  PID,
+  ORC("RE"),
+  SPECIMEN_OBR,
+  "OBX|1|NM|2345-7^Glucose^LN||95|mg/dL|||||F",
+  "SPM|1|SP1||BLDV^Blood venous^HL70487",
+].join("\r");
 const MDM = [
   MSH("MDM^T02^MDM_T02"),
   "EVN|T02|202110211630+0215",
@@ -47,7 +79,7 @@ let crossmap: Crossmap;
 const bundles = new Map<string, Entry[]>();
 beforeAll(async () => {
   crossmap = await loadCrossmapFile(findBuiltinCrossmap("hl7v2_2.5.1", "fhir_r4")?.path ?? "");
-  for (const [name, text] of Object.entries({ ORM, ORU, MDM })) {
+  for (const [name, text] of Object.entries({ ORM, ORU, MDM, ORU_OBR_SPECIMEN, ORU_SPM })) {
     const [r] = [...convertText(text, crossmap, { file: `${name}.hl7` })] as [ConvertResult];
     if (!r.ok) throw new Error(`${name} is malformed`);
     expect(r.issues.filter((i) => i.severity === "error")).toEqual([]);
@@ -123,6 +155,63 @@ describe("the built-in HL7 v2 crossmap on orders, results and documents", () => 
     expect(decode(form?.data)).toBe(
       "CT HEAD WITHOUT CONTRAST\nFINDINGS: No acute intracranial abnormality.\nIMPRESSION: Normal study.",
     );
+  });
+
+  it("makes the specimen an OBR states (OBR-7/8, 9, 14, 15) a Specimen when the order has no SPM, named by the order and the report", () => {
+    const [specimen, ...more] = of("ORU_OBR_SPECIMEN", "Specimen");
+    expect(more).toEqual([]);
+    expect(specimen).toEqual({
+      resourceType: "Specimen",
+      id: specimen?.id,
+      subject: { reference: urn(of("ORU_OBR_SPECIMEN", "Patient")[0]) },
+      type: {
+        coding: [
+          { system: "http://terminology.hl7.org/CodeSystem/v2-0070", code: "BLDV", display: "Blood venous" },
+        ],
+      },
+      container: [
+        {
+          additiveCodeableConcept: {
+            coding: [
+              {
+                system: "http://terminology.hl7.org/CodeSystem/v2-0371",
+                code: "HEP",
+                display: "Lithium/Li Hep",
+              },
+            ],
+          },
+        },
+      ],
+      note: [{ text: "drawn twice" }],
+      collection: {
+        bodySite: {
+          coding: [
+            {
+              system: "http://terminology.hl7.org/CodeSystem/v2-0163",
+              code: "LACF",
+              display: "Left antecubital fossa",
+            },
+          ],
+        },
+        collectedPeriod: { start: "2021-10-20T11:55:00+02:15", end: "2021-10-20T12:10:00+02:15" },
+        quantity: { value: 5, unit: "milliliter", system: "http://unitsofmeasure.org", code: "mL" },
+      },
+      receivedTime: "2021-10-20T13:00:00+02:15",
+    });
+    expect(of("ORU_OBR_SPECIMEN", "DiagnosticReport")[0]?.specimen).toEqual([{ reference: urn(specimen) }]);
+    expect(of("ORU_OBR_SPECIMEN", "ServiceRequest")[0]?.specimen).toEqual([{ reference: urn(specimen) }]);
+  });
+
+  it("makes no Specimen of an OBR whose order has an SPM: the SPM's is the order's specimen", () => {
+    const [specimen, ...more] = of("ORU_SPM", "Specimen");
+    expect(more).toEqual([]);
+    expect(specimen?.type).toEqual({
+      coding: [
+        { system: "http://terminology.hl7.org/CodeSystem/v2-0487", code: "BLDV", display: "Blood venous" },
+      ],
+    });
+    expect(of("ORU_SPM", "DiagnosticReport")[0]?.specimen).toEqual([{ reference: urn(specimen) }]);
+    expect(of("ORU_SPM", "ServiceRequest")[0]?.specimen).toEqual([{ reference: urn(specimen) }]);
   });
 
   it("gathers a document's text lines into its DocumentReference instead of Observations", () => {
