@@ -57,6 +57,20 @@ export async function ensureRegistry(client: SqlClient): Promise<void> {
  */
 async function preferLz4(client: SqlClient): Promise<void> {
   const table = qualified(client, REGISTRY_TABLE);
+  let methods: { c: string }[];
+  try {
+    methods = await client.query<{ c: string }>(
+      "SELECT attcompression::text AS c FROM pg_attribute WHERE attrelid = $1::regclass " +
+        "AND attname IN ('source_keys', 'ids', 'row_hashes')",
+      [table],
+    );
+  } catch (err) {
+    // 42703: no attcompression before PostgreSQL 14, so no choice of method either.
+    if (err instanceof DatabaseError && err.sqlState === "42703") return;
+    throw err;
+  }
+  // Set already (a later run into the same database): no ALTER, whose lock would wait for other loads.
+  if (methods.length === 3 && methods.every((m) => m.c === "l")) return;
   try {
     await client.exec(
       `ALTER TABLE ${table} ALTER COLUMN source_keys SET COMPRESSION lz4, ` +
