@@ -138,6 +138,14 @@ export function gather<P>(plan: GatherPlan, items: readonly GatherItem<P>[]): Ga
 }
 
 /**
+ * Merges a later copy of a `dedupe` output (same entity and id within a unit) into the first: the lists
+ * its `merge_append` names are appended, the rest fills in what the first lacks.
+ */
+export function mergeCopy(plan: GatherPlan, output: string, into: TargetRecord, from: TargetRecord): void {
+  mergeRecord(into, from, plan.appendLists?.get(output));
+}
+
+/**
  * Merges a later record into the first that stands for the same thing: the lists at `append` paths are
  * appended to the first's (two rows that each hold one element of one list), then the rest fills in
  * what the first lacks. `from` is consumed.

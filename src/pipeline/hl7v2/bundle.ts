@@ -2,8 +2,13 @@
 // fullUrls are the urn:uuid references the crossmap wrote, the issues of its records, and the segment
 // types no crossmap entity maps (counted, never silently dropped).
 import { Crossmap } from "../../crossmap/crossmap.js";
-import { fillIn } from "../../crossmap/fill-in.js";
-import { EMPTY_GATHER_PLAN, type GatherItem, type GatherPlan, gather } from "../../crossmap/gather.js";
+import {
+  EMPTY_GATHER_PLAN,
+  type GatherItem,
+  type GatherPlan,
+  gather,
+  mergeCopy,
+} from "../../crossmap/gather.js";
 import type {
   MapAllResult,
   MappingIssue,
@@ -266,7 +271,7 @@ function settle(plan: GatherPlan, items: GatherItem<Produced>[], out: Collected)
       const k = `${t.entity}\u0000${String(id)}`;
       const first = byId.get(k);
       if (first) {
-        fillIn(first.value, t.value);
+        mergeCopy(plan, t.output, first.value, t.value);
         continue;
       }
       byId.set(k, t);

@@ -24,7 +24,6 @@ const END = "<!-- ig-coverage:end -->";
 const NOT_YET = "not mapped yet";
 const PROVENANCE =
   "not written: the MessageHeader names the message's source, sender and software, and a Provenance of the conversion itself would carry the time of each run, so the same message would no longer give the same Bundle (decision, see Ids)";
-const CARE_TEAM = `${NOT_YET}: the ROL/PRT is a PractitionerRole of its own (logical reference to the person); no CareTeam is made`;
 
 /** Why each row the crossmap does not produce is so (the IG's own condition, or a decision). */
 const REASONS: Reason[] = [
@@ -43,8 +42,6 @@ const REASONS: Reason[] = [
     why: "written by the PV1's Encounter, which reads the trigger event: an A11's Encounter is cancelled (test/pipeline/hl7v2/encounter.test.ts); the MSH alone makes none",
   },
 
-  { segment: "ROL", resource: "CareTeam", why: CARE_TEAM },
-  { segment: "PRT", resource: "CareTeam", why: CARE_TEAM },
   { segment: "IN3", resource: "CareTeam", why: `${NOT_YET}: IN3 (certification) is not mapped` },
   { segment: "IN3", resource: "Coverage", why: `${NOT_YET}: IN3 (certification) is not mapped` },
   {

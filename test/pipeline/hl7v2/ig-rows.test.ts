@@ -253,7 +253,8 @@ describe("IG rows closed for issue 30", () => {
       }
     }
     expect(problems).toEqual([]);
-    // 245 before OBR-15 made a Specimen of an order without SPM (MDM_T02, ORM_O01, ORM_O01-no-patient).
-    expect(resources).toBe(248);
+    // 245 before OBR-15 made a Specimen of an order without SPM (MDM_T02, ORM_O01, ORM_O01-no-patient)
+    // and the ROL/PRT after a PID the patient's CareTeam (ADT_A01, A02, A05, A06).
+    expect(resources).toBe(252);
   });
 });
