@@ -57,3 +57,22 @@ export function fhirProblems(resource: unknown): string[] {
   }
   return problems;
 }
+
+/**
+ * What is wrong with a Bundle's entries, as readable lines: each resource's validator findings and each
+ * reference that names no entry of the Bundle; empty when all are valid and every reference resolves.
+ */
+export function bundleEntryProblems(
+  entries: readonly { fullUrl: string; resource: { resourceType: string } }[],
+): string[] {
+  const urls = new Set(entries.map((e) => e.fullUrl));
+  const out: string[] = [];
+  for (const e of entries) {
+    for (const p of fhirProblems(e.resource)) out.push(`${e.resource.resourceType}: ${p}`);
+    for (const ref of JSON.stringify(e.resource).match(/"reference":"[^"]*"/g) ?? []) {
+      const url = ref.slice(13, -1);
+      if (!urls.has(url)) out.push(`${e.resource.resourceType}: ${url} names no entry of the Bundle`);
+    }
+  }
+  return out;
+}

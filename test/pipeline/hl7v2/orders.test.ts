@@ -8,7 +8,7 @@ import { findBuiltinCrossmap } from "../../../src/crossmap/catalog.js";
 import type { Crossmap } from "../../../src/crossmap/crossmap.js";
 import { loadCrossmapFile } from "../../../src/crossmap/load.js";
 import { type ConvertResult, convertText } from "../../../src/pipeline/hl7v2/index.js";
-import { fhirProblems } from "../../support/fhir.js";
+import { bundleEntryProblems } from "../../support/fhir.js";
 
 type Resource = Record<string, unknown> & { resourceType: string; id: string; identifier?: unknown[] };
 type Entry = { fullUrl: string; resource: Resource };
@@ -225,13 +225,6 @@ describe("the built-in HL7 v2 crossmap on orders, results and documents", () => 
   });
 
   it("gives Bundles that pass the FHIR validators, every reference resolving inside its Bundle", () => {
-    for (const [name, es] of bundles) {
-      const urls = new Set(es.map((e) => e.fullUrl));
-      for (const e of es) {
-        expect(fhirProblems(e.resource), `${name} ${e.resource.resourceType}`).toEqual([]);
-        for (const ref of JSON.stringify(e.resource).match(/"reference":"[^"]*"/g) ?? [])
-          expect(urls.has(ref.slice(13, -1)), `${name} ${ref}`).toBe(true);
-      }
-    }
+    for (const [name, es] of bundles) expect(bundleEntryProblems(es), name).toEqual([]);
   });
 });
