@@ -77,6 +77,7 @@ export function segmentReads(source: Crossmap): SegmentReads {
   for (const f of source.fieldMappings()) {
     for (const p of [...f.sources, ...f.reads]) addReads(out, f.sourceEntity, p);
   }
+  addEntityMapReads(out, source.document);
   return out;
 }
 
@@ -86,15 +87,28 @@ export function segmentReadsOfDocument(doc: unknown): SegmentReads {
   const fieldMap = (doc as { field_map?: Record<string, unknown> } | null)?.field_map ?? {};
   for (const [key, entry] of Object.entries(fieldMap)) {
     const entity = key.slice(0, key.indexOf("."));
-    const scan = (v: unknown): void => {
-      if (typeof v === "string") addReads(out, entity, v.startsWith(`${entity}.`) ? v : `${entity}.${v}`);
-      else if (Array.isArray(v)) v.forEach(scan);
-      else if (v !== null && typeof v === "object") Object.values(v).forEach(scan);
-    };
-    scan(key);
-    scan(entry);
+    scanReads(out, entity, key);
+    scanReads(out, entity, entry);
   }
+  addEntityMapReads(out, doc);
   return out;
+}
+
+/**
+ * The reads of the outputs themselves: an output's `id` (an Observation's identity reads its order's
+ * `$ctx.seg.ORC.3.1`), `when`, `key` and `into`. Missed, a segment read only there was not parsed when no
+ * output of its own was wanted (`--via fhir_r4 --to omop_cdm_v5.4` wants no ServiceRequest), and the
+ * Observation took another id than `--to fhir_r4` gives it.
+ */
+function addEntityMapReads(out: Map<string, ["seg" | "child", string][][]>, doc: unknown): void {
+  const entityMap = (doc as { entity_map?: Record<string, unknown> } | null)?.entity_map ?? {};
+  for (const [entity, entry] of Object.entries(entityMap)) scanReads(out, entity, entry);
+}
+
+function scanReads(out: Map<string, ["seg" | "child", string][][]>, entity: string, v: unknown): void {
+  if (typeof v === "string") addReads(out, entity, v.startsWith(`${entity}.`) ? v : `${entity}.${v}`);
+  else if (Array.isArray(v)) for (const x of v) scanReads(out, entity, x);
+  else if (v !== null && typeof v === "object") for (const x of Object.values(v)) scanReads(out, entity, x);
 }
 
 const typesOf = new WeakMap<SegmentReads, ReadonlySet<string>>();

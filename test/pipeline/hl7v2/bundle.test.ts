@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { findBuiltinCrossmap } from "../../../src/crossmap/catalog.js";
 import type { Crossmap } from "../../../src/crossmap/crossmap.js";
 import { loadCrossmapFile } from "../../../src/crossmap/load.js";
+import { segmentReads, segmentReadsOfDocument } from "../../../src/pipeline/hl7v2/bundle.js";
 import { type ConvertResult, convertText } from "../../../src/pipeline/hl7v2/index.js";
 import { deriveId } from "../../../src/transforms/derived-id.js";
 import { fhirProblems } from "../../support/fhir.js";
@@ -225,5 +226,56 @@ describe("an ADT^A01 with custom delimiters as a transaction Bundle", () => {
   it("passes the FHIR validators, resource by resource", () => {
     if (!result.ok) throw new Error("malformed");
     for (const r of result.resources) expect(fhirProblems(r)).toEqual([]);
+  });
+});
+
+describe("the segments an entity reads through another", () => {
+  // A segment read only by an output's id, condition or key must be parsed too: with `--via fhir_r4 --to
+  // omop_cdm_v5.4` no ServiceRequest is wanted, so nothing else parsed ORC and OBR, and an Observation
+  // whose id comes from its order's numbers took another id than `--to fhir_r4` gives it.
+  const doc = {
+    source: "hl7v2_2.5.1",
+    target: "fhir_r4",
+    entity_map: {
+      OBX: {
+        target: "Observation",
+        id: {
+          salt: "Observation",
+          identity: [{ name: "result", require: ["$ctx.seg.ORC.3.1", "3.1"], with: ["$ctx.seg.OBR.3.2"] }],
+          fallback: "$ctx.id",
+        },
+      },
+      PID: [
+        { target: "Patient" },
+        { target: "Observation", name: "will", when: { field: "$ctx.child.PD1.7", present: true } },
+      ],
+    },
+    field_map: {
+      "OBX.5": { target: "Observation.valueString" },
+      "OBR.$ctx.seg.ORC.$ctx.child.TQ1.7": { target: "ServiceRequest.occurrencePeriod.start" },
+    },
+  };
+  const expected = new Map([
+    [
+      "OBR",
+      [
+        [
+          ["seg", "ORC"],
+          ["child", "TQ1"],
+        ],
+      ],
+    ],
+    ["OBX", [[["seg", "ORC"]], [["seg", "OBR"]]]],
+    ["PID", [[["child", "PD1"]]]],
+  ]);
+
+  it("finds them in the outputs (id, when) as well as in the fields", () => {
+    expect(segmentReadsOfDocument(doc)).toEqual(expected);
+  });
+
+  it("finds the built-in crossmap's Observation reading its order's ORC and OBR for its id", async () => {
+    const cm = await loadCrossmapFile(findBuiltinCrossmap("hl7v2_2.5.1", "fhir_r4")?.path ?? "");
+    const obx = (segmentReads(cm).get("OBX") ?? []).map((c) => c.map((s) => s.join(" ")).join(" / "));
+    expect(obx).toEqual(expect.arrayContaining(["seg ORC", "seg OBR", "seg PID"]));
   });
 });
