@@ -157,7 +157,7 @@ describe("the built-in HL7 v2 crossmap on orders, results and documents", () => 
     );
   });
 
-  it("makes the specimen an OBR states (OBR-7/8, 9, 14, 15) a Specimen when the order has no SPM, named by the order and the report", () => {
+  it("makes the specimen an OBR states (OBR-7/8, 9, 14, 15) a Specimen when the order has no SPM, named by the order, the report and its Observations", () => {
     const [specimen, ...more] = of("ORU_OBR_SPECIMEN", "Specimen");
     expect(more).toEqual([]);
     expect(specimen).toEqual({
@@ -200,6 +200,10 @@ describe("the built-in HL7 v2 crossmap on orders, results and documents", () => 
     });
     expect(of("ORU_OBR_SPECIMEN", "DiagnosticReport")[0]?.specimen).toEqual([{ reference: urn(specimen) }]);
     expect(of("ORU_OBR_SPECIMEN", "ServiceRequest")[0]?.specimen).toEqual([{ reference: urn(specimen) }]);
+    // Every Observation of the order names it too (IG OBR[Specimen]).
+    expect(of("ORU_OBR_SPECIMEN", "Observation").map((o) => o.specimen)).toEqual([
+      { reference: urn(specimen) },
+    ]);
   });
 
   it("makes no Specimen of an OBR whose order has an SPM: the SPM's is the order's specimen", () => {
@@ -212,6 +216,8 @@ describe("the built-in HL7 v2 crossmap on orders, results and documents", () => 
     });
     expect(of("ORU_SPM", "DiagnosticReport")[0]?.specimen).toEqual([{ reference: urn(specimen) }]);
     expect(of("ORU_SPM", "ServiceRequest")[0]?.specimen).toEqual([{ reference: urn(specimen) }]);
+    // An Observation outside the SPM's group names no specimen (the SPM's OBX would name the SPM's).
+    expect(of("ORU_SPM", "Observation").map((o) => o.specimen)).toEqual([undefined]);
   });
 
   it("gathers a document's text lines into its DocumentReference instead of Observations", () => {
