@@ -100,7 +100,6 @@ const REASONS: Reason[] = [
     resource: "DiagnosticReport",
     why: `${NOT_YET}: ORC-2/ORC-3 as the report's identifiers (they give its id, docs Ids, and its basedOn order; its identifier is OBR-3's)`,
   },
-  { segment: "PRT", resource: "Device", why: `${NOT_YET}: PRT-10 (participation device) as a Device` },
   {
     segment: "PRT",
     resource: "Observation",

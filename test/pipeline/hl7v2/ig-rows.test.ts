@@ -254,7 +254,8 @@ describe("IG rows closed for issue 30", () => {
     }
     expect(problems).toEqual([]);
     // 245 before OBR-15 made a Specimen of an order without SPM (MDM_T02, ORM_O01, ORM_O01-no-patient)
-    // and the ROL/PRT after a PID the patient's CareTeam (ADT_A01, A02, A05, A06).
-    expect(resources).toBe(252);
+    // and the ROL/PRT after a PID the patient's CareTeam (ADT_A01, A02, A05, A06), and a PRT-10 a Device
+    // (OML_O21, ORU_R01, VXU_V04).
+    expect(resources).toBe(255);
   });
 });

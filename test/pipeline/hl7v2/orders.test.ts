@@ -65,6 +65,15 @@ const ORU_SPM = [
   "OBX|1|NM|2345-7^Glucose^LN||95|mg/dL|||||F",
   "SPM|1|SP1||BLDV^Blood venous^HL70487",
 ].join("\r");
+// A result measured by a device the PRT after it names (v2.7+ PRT, as senders add it to v2.5.1 messages).
+const ORU_DEVICE = [
+  MSH("ORU^R01^ORU_R01"),
+  PID,
+  ORC("RE"),
+  OBR("||||||202110211630+0215|||F"),
+  "OBX|1|NM|8867-4^Heart rate^LN||72|/min|||||F",
+  "PRT|PRT1|AD||EQUIP^Equipment^HL70912|||||WARD1^R1|MON42^GHH^1.2.3^ISO|||||||||LOT7|SN123",
+].join("\r");
 const MDM = [
   MSH("MDM^T02^MDM_T02"),
   "EVN|T02|202110211630+0215",
@@ -79,7 +88,7 @@ let crossmap: Crossmap;
 const bundles = new Map<string, Entry[]>();
 beforeAll(async () => {
   crossmap = await loadCrossmapFile(findBuiltinCrossmap("hl7v2_2.5.1", "fhir_r4")?.path ?? "");
-  for (const [name, text] of Object.entries({ ORM, ORU, MDM, ORU_OBR_SPECIMEN, ORU_SPM })) {
+  for (const [name, text] of Object.entries({ ORM, ORU, MDM, ORU_OBR_SPECIMEN, ORU_SPM, ORU_DEVICE })) {
     const [r] = [...convertText(text, crossmap, { file: `${name}.hl7` })] as [ConvertResult];
     if (!r.ok) throw new Error(`${name} is malformed`);
     expect(r.issues.filter((i) => i.severity === "error")).toEqual([]);
@@ -218,6 +227,19 @@ describe("the built-in HL7 v2 crossmap on orders, results and documents", () => 
     expect(of("ORU_SPM", "ServiceRequest")[0]?.specimen).toEqual([{ reference: urn(specimen) }]);
     // An Observation outside the SPM's group names no specimen (the SPM's OBX would name the SPM's).
     expect(of("ORU_SPM", "Observation").map((o) => o.specimen)).toEqual([undefined]);
+  });
+
+  it("makes the device a PRT names (PRT-10) a Device, which the Observation before it names", () => {
+    const [device, ...more] = of("ORU_DEVICE", "Device");
+    expect(more).toEqual([]);
+    expect(device).toEqual({
+      resourceType: "Device",
+      id: device?.id,
+      identifier: [{ value: "MON42", system: "urn:oid:1.2.3" }],
+      lotNumber: "LOT7",
+      serialNumber: "SN123",
+    });
+    expect(of("ORU_DEVICE", "Observation").map((o) => o.device)).toEqual([{ reference: urn(device) }]);
   });
 
   it("gathers a document's text lines into its DocumentReference instead of Observations", () => {

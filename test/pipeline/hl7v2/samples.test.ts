@@ -127,7 +127,7 @@ describe("the HL7 v2 samples", () => {
     const summary = new Hl7v2Summary();
     for (const rs of results.values()) for (const r of rs) summary.add(r);
     const json = summary.toJSON();
-    expect(json).toMatchObject({ messages: 22, bundles: 22, resources: 399, malformed_messages: [] });
+    expect(json).toMatchObject({ messages: 22, bundles: 22, resources: 407, malformed_messages: [] });
     expect(json.incomplete_resources).toEqual([{ type: "OBX", position: "OUL-R22-01.hl7#1/18 OBX" }]);
     expect(json.unmapped_segments).toEqual({
       TQ1: 4,
