@@ -22,7 +22,15 @@ const OBR = (extra = "") =>
 const IN1 = (n: number) =>
   `IN1|${n}|PLAN${n}^Plan ${n}|IC123^^^^NIIP|Acme Insurance|123 Main St^^Springfield^IL^62701||^WPN^PH^^^217^5551234`;
 
-const ORM = [MSH("ORM^O01^ORM_O01"), PID, IN1(1), IN1(2), ORC("NW"), OBR()].join("\r");
+const ORM = [
+  MSH("ORM^O01^ORM_O01"),
+  PID,
+  IN1(1),
+  IN1(2),
+  ORC("NW"),
+  OBR(),
+  "DG1|1||R51^Headache^I10||202110201100+0215|W",
+].join("\r");
 const ORU = [
   MSH("ORU^R01^ORU_R01"),
   PID,
@@ -113,6 +121,15 @@ describe("the built-in HL7 v2 crossmap on orders, results and documents", () => 
       identifier: [{ value: "1101" }, { value: "1201" }],
       authoredOn: "2021-10-20T11:26:00+02:15",
     });
+  });
+
+  it("names the order's diagnosis (DG1, a Condition) as its reason", () => {
+    const [condition, ...more] = of("ORM", "Condition");
+    expect(more).toEqual([]);
+    expect(condition?.code).toEqual({
+      coding: [{ system: "http://hl7.org/fhir/sid/icd-10-cm", code: "R51", display: "Headache" }],
+    });
+    expect(of("ORM", "ServiceRequest")[0]?.reasonReference).toEqual([{ reference: urn(condition) }]);
   });
 
   it("makes ORC-12 and OBR-16, the same person, one Practitioner that the order's requester names", () => {
