@@ -84,12 +84,27 @@ function items(list) {
   });
 }
 
+// Groups of later versions that senders already use in these messages and the v2-to-FHIR IG's message maps
+// name (v2.8+): ORU_R01's COMMON_ORDER, an ORC with the PRTs of the order (its ordering provider) before the
+// OBR. Without it a PRT between ORC and OBR would end the ORDER_OBSERVATION, and the OBR would start a new
+// one that no longer sees its ORC.
+const LATER_GROUPS = {
+  ORU_R01: (list) =>
+    list.map(function common(x) {
+      if (x === "[ORC]") return { "[COMMON_ORDER]": ["ORC", "[{PRT}]"] };
+      if (typeof x === "string") return x;
+      const [k, v] = Object.entries(x)[0];
+      return { [k]: v.map(common) };
+    }),
+};
+
 function structures() {
   const out = {};
   const events = {};
   for (const [structure, triggers] of Object.entries(STRUCTURES)) {
     const { version, items: list } = definition(structure);
-    out[structure] = { version, segments: items(list) };
+    const later = LATER_GROUPS[structure];
+    out[structure] = { version, segments: later ? later(items(list)) : items(list) };
     for (const t of triggers) events[t] = structure;
   }
   const header = [

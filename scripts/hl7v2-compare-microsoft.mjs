@@ -74,6 +74,8 @@ export const REASONS = [
   { type: "ServiceRequest", path: /^category\.coding/, kind: "Microsoft", why: "a referral (RF1) is SNOMED CT 3457005 (patient referral); Microsoft writes codes of its own" },
   { type: "ServiceRequest", path: "identifier.value", kind: "Microsoft", why: "Microsoft writes a subcomponent separator into an identifier (\"9adf...&L\"): the crossmap reads EI-1 alone" },
   { type: "DiagnosticReport", path: "identifier.value", kind: "Microsoft", why: "Microsoft writes a subcomponent separator into an identifier (\"9adf...&L\"): the crossmap reads EI-1 alone" },
+  { type: "ServiceRequest", path: "identifier.type.coding.code", kind: "IG", why: "Microsoft writes ORC-4, the placer group number, as a third identifier (type PGN); the IG maps it to ServiceRequest.requisition, where the crossmap writes it" },
+  { type: "DiagnosticReport", path: "identifier.type.coding.code", kind: "Microsoft", why: "Microsoft writes ORC-4, the placer group number, as a third identifier (type PGN); the IG's ORC[DiagnosticReport] maps it only as an EIP (v2.8.2), which v2.5.1's EI is not" },
   { type: "MedicationRequest", path: "intent", kind: "crossmap", why: "an RDE orders: intent order (the IG has no RXE map for intent); Microsoft writes filler-order" },
   { type: "ChargeItem", path: "status", kind: "crossmap", why: "an FT1 posts a charge: billable (no IG FT1 map gives a status); Microsoft writes unknown" },
   { type: "Condition", path: "code.coding.system", kind: "crossmap", why: "I10 is read as ICD-10-CM, as US senders use it (see Choices worth knowing); Microsoft reads WHO ICD-10" },

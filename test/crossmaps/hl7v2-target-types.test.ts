@@ -121,6 +121,7 @@ describe("R4 element types of the built-in HL7 v2 crossmap's targets", () => {
       "DocumentReference.date",
       "Provenance.recorded",
       "Provenance.recorded",
+      "Provenance.recorded",
     ]);
     for (const w of instants) expect(w.config.type, `${w.key} -> ${w.path}`).toBe("instant");
   });
@@ -138,7 +139,7 @@ describe("R4 element types of the built-in HL7 v2 crossmap's targets", () => {
   it("text gathered into base64Binary is encoded", () => {
     const rules = JSON.stringify(doc.entity_map).match(/"into":\{[^}]*\}/g) ?? [];
     const intoData = rules.filter((r) => /"at":"[^"]*data"/.test(r));
-    expect(intoData.length).toBe(2);
+    expect(intoData.length).toBe(3);
     for (const r of intoData) expect(r).toContain('"encode":"base64"');
   });
 });

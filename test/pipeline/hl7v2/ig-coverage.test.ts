@@ -32,18 +32,16 @@ const REASONS: Reason[] = [
   { segment: "ORC", resource: "Provenance", why: PROVENANCE },
   { segment: "SCH", resource: "Provenance", why: PROVENANCE },
   {
-    segment: "TXA",
-    resource: "Provenance",
-    why: `${NOT_YET}: the document's author and authenticator are on the DocumentReference (TXA-5, TXA-10)`,
-  },
-  {
     segment: "MSH",
     resource: "Encounter",
     why: "written by the PV1's Encounter, which reads the trigger event: an A11's Encounter is cancelled (test/pipeline/hl7v2/encounter.test.ts); the MSH alone makes none",
   },
 
-  { segment: "IN3", resource: "CareTeam", why: `${NOT_YET}: IN3 (certification) is not mapped` },
-  { segment: "IN3", resource: "Coverage", why: `${NOT_YET}: IN3 (certification) is not mapped` },
+  {
+    segment: "IN3",
+    resource: "Coverage",
+    why: "decision: the IG maps no field of IN3 into the Coverage (ORM_O01 names no segment map; OML_O21 names IN3[CareTeam], whose one field, IN3-21 the case manager, is a participant of the patient's CareTeam, made in every message)",
+  },
   {
     segment: "NK1",
     resource: "Patient",
@@ -65,11 +63,6 @@ const REASONS: Reason[] = [
     why: "decision: no EpisodeOfCare (the IG's DG1[EpisodeOfCare] writes only the diagnosis of an episode the message does not otherwise name)",
   },
   {
-    segment: "NTE",
-    resource: "DocumentReference",
-    why: `${NOT_YET}: R4's DocumentReference has no note; a document's NTE is dropped with a warning`,
-  },
-  {
     segment: "OBR",
     resource: "Specimen",
     why: "decision: an order with SPM segments has its Specimens from them (IG SPM[Specimen]), as this test message does; the OBR's own specimen data (OBR-15 source, OBR-7/8, OBR-9, OBR-14) makes a Specimen for an order without SPM, as orders written before v2.5 are (test/pipeline/hl7v2/orders.test.ts), so one specimen is not two resources",
@@ -88,32 +81,12 @@ const REASONS: Reason[] = [
   {
     segment: "ORC",
     resource: "Task",
-    why: `${NOT_YET}: the IG's ORC[Task] (the order's workflow) is not written`,
+    why: "the IG's own condition: a Task only \"when the receiving system is responsible for fulfillment of the ServiceRequest\", which the message does not say; the ServiceRequest carries the order's status (ORC-1, ORC-5)",
   },
   {
     segment: "ORC",
     resource: "ServiceRequest",
     why: "decision: a VXU's ORC is the vaccination's order, whose numbers are the Immunization's identifiers (IG ORC[Immunization]); a ServiceRequest is made per OBR only",
-  },
-  {
-    segment: "ORC",
-    resource: "DiagnosticReport",
-    why: `${NOT_YET}: ORC-2/ORC-3 as the report's identifiers (they give its id, docs Ids, and its basedOn order; its identifier is OBR-3's)`,
-  },
-  {
-    segment: "PRT",
-    resource: "Observation",
-    why: `${NOT_YET}: PRT-9/PRT-14 (location and address of a participation) as an Observation`,
-  },
-  {
-    segment: "PRT",
-    resource: "Immunization",
-    why: `${NOT_YET}: the PRT of a vaccination is a PractitionerRole, not Immunization.performer`,
-  },
-  {
-    segment: "PRT",
-    resource: "RelatedPerson",
-    why: `${NOT_YET}: a PRT of a person not a practitioner is a PractitionerRole, not a RelatedPerson`,
   },
 ];
 

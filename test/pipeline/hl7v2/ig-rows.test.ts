@@ -255,7 +255,9 @@ describe("IG rows closed for issue 30", () => {
     expect(problems).toEqual([]);
     // 245 before OBR-15 made a Specimen of an order without SPM (MDM_T02, ORM_O01, ORM_O01-no-patient)
     // and the ROL/PRT after a PID the patient's CareTeam (ADT_A01, A02, A05, A06), and a PRT-10 a Device
-    // (OML_O21, ORU_R01, VXU_V04).
-    expect(resources).toBe(255);
+    // (OML_O21, ORU_R01, VXU_V04); 265 since a PRT of an OBX with PRT-9/14 makes a Location (OML_O21,
+    // ORU_R01, VXU_V04), a PRT of the patient a RelatedPerson (OML_O21, ORU_R01), TXA-8 a Provenance
+    // (MDM_T02), and ORU_R01's OBR sees its ORC across the ORC's PRT (its Practitioner, ORC-12).
+    expect(resources).toBe(265);
   });
 });

@@ -176,7 +176,7 @@ describe("message context from the message structure", () => {
       "0 MSH - <- -",
       "1 PID PATIENT_RESULT.PATIENT <- -",
       "2 PV1 PATIENT_RESULT.PATIENT.VISIT <- 1 PID",
-      "3 ORC PATIENT_RESULT.ORDER_OBSERVATION <- -",
+      "3 ORC PATIENT_RESULT.ORDER_OBSERVATION.COMMON_ORDER <- -",
       "4 OBR PATIENT_RESULT.ORDER_OBSERVATION <- -",
       "5 NTE PATIENT_RESULT.ORDER_OBSERVATION <- 4 OBR",
       "6 OBX PATIENT_RESULT.ORDER_OBSERVATION.OBSERVATION <- 4 OBR",
@@ -202,6 +202,26 @@ describe("message context from the message structure", () => {
     expect(ctx(6)?.ref.ORC).toBe(ctx(3)?.fullUrl);
     expect(ctx(4)?.children.OBX).toEqual([{ reference: ctx(6)?.fullUrl }, { reference: ctx(8)?.fullUrl }]);
     expect(ctx(6)?.children.NTE).toEqual([{ reference: ctx(7)?.fullUrl }]);
+  });
+
+  it("keeps an ORU's ORC with its OBR across the order's PRT (v2.8's COMMON_ORDER group)", () => {
+    // Senders of v2.8+ put the ordering provider's PRT between ORC and OBR (the IG's ORU_R01 map does). In
+    // v2.7.1's structure that PRT ended the ORDER_OBSERVATION, so the OBR opened another one without its ORC.
+    const m = structured(
+      "MSH|^~\\&|A|B|||20240101||ORU^R01^ORU_R01|1|P|2.5.1\rPID|1\rORC|RE|P1|F1\rPRT|1|AD||OP\rOBR|1\rPRT|2|AD||TN\rOBX|1",
+    );
+    expect(summary(m)).toEqual([
+      "0 MSH - <- -",
+      "1 PID PATIENT_RESULT.PATIENT <- -",
+      "2 ORC PATIENT_RESULT.ORDER_OBSERVATION.COMMON_ORDER <- -",
+      "3 PRT PATIENT_RESULT.ORDER_OBSERVATION.COMMON_ORDER <- 2 ORC",
+      "4 OBR PATIENT_RESULT.ORDER_OBSERVATION <- -",
+      "5 PRT PATIENT_RESULT.ORDER_OBSERVATION <- 4 OBR",
+      "6 OBX PATIENT_RESULT.ORDER_OBSERVATION.OBSERVATION <- 4 OBR",
+    ]);
+    const ctx = (i: number) => m.segments[i]?.$ctx;
+    expect(ctx(4)?.ref.ORC).toBe(ctx(2)?.fullUrl);
+    expect(ctx(6)?.ref.ORC).toBe(ctx(2)?.fullUrl);
   });
 
   it("gives a flat ADT's ROL the PID or PV1 it follows, and a parent its first child's record", () => {

@@ -102,7 +102,7 @@ describe("the HL7 v2 samples", () => {
     // This sender writes the report time in OBR-23 and "F" in OBR-26, one field late: nothing is guessed.
     expect(report).toMatchObject({
       status: "unknown",
-      identifier: [{ value: "890775544" }, { value: "855238581" }],
+      identifier: [{ value: "855238581" }, { value: "890775544" }],
     });
     expect(report.issued).toBeUndefined();
     expect(es[6]?.resource).toMatchObject({
@@ -127,7 +127,7 @@ describe("the HL7 v2 samples", () => {
     const summary = new Hl7v2Summary();
     for (const rs of results.values()) for (const r of rs) summary.add(r);
     const json = summary.toJSON();
-    expect(json).toMatchObject({ messages: 22, bundles: 22, resources: 407, malformed_messages: [] });
+    expect(json).toMatchObject({ messages: 22, bundles: 22, resources: 412, malformed_messages: [] });
     expect(json.incomplete_resources).toEqual([{ type: "OBX", position: "OUL-R22-01.hl7#1/18 OBX" }]);
     expect(json.unmapped_segments).toEqual({
       TQ1: 4,
