@@ -139,7 +139,7 @@ describe("R4 element types of the built-in HL7 v2 crossmap's targets", () => {
   it("text gathered into base64Binary is encoded", () => {
     const rules = JSON.stringify(doc.entity_map).match(/"into":\{[^}]*\}/g) ?? [];
     const intoData = rules.filter((r) => /"at":"[^"]*data"/.test(r));
-    expect(intoData.length).toBe(3);
+    expect(intoData.length).toBe(4);
     for (const r of intoData) expect(r).toContain('"encode":"base64"');
   });
 });

@@ -21,7 +21,6 @@ const DOC_URL = new URL("../../../docs/hl7v2.md", import.meta.url);
 const START = "<!-- ig-coverage:start -->";
 const END = "<!-- ig-coverage:end -->";
 
-const NOT_YET = "not mapped yet";
 const PROVENANCE =
   "not written: the MessageHeader names the message's source, sender and software, and a Provenance of the conversion itself would carry the time of each run, so the same message would no longer give the same Bundle (decision, see Ids)";
 
@@ -70,14 +69,18 @@ const REASONS: Reason[] = [
   {
     segment: "OBR",
     resource: "SupplyRequest",
-    why: `${NOT_YET}: an order without a patient (IG: a supply order) is read as a ServiceRequest that lacks its required subject`,
+    why: "decision: the IG gives this row no SupplyRequest map (it names OBR[ServiceRequest]) and R4's SupplyRequest requires a quantity no OBR field gives; an order without a patient is reported (missing_required: ServiceRequest.subject) and not written",
   },
   {
     segment: "DG1",
     resource: "ServiceRequest",
     why: "written as a reference, which this check leaves aside: the DG1's Condition is the order's ServiceRequest.reasonReference (test/pipeline/hl7v2/orders.test.ts)",
   },
-  { segment: "ODS", resource: "SupplyRequest", why: `${NOT_YET}: ODS (dietary orders) is not mapped` },
+  {
+    segment: "ODS",
+    resource: "SupplyRequest",
+    why: "decision: the IG gives this row no segment map and R4's SupplyRequest requires a quantity ODS does not give; an ODS (dietary order) is reported as an unmapped segment",
+  },
   {
     segment: "ORC",
     resource: "Task",

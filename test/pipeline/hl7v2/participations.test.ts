@@ -4,7 +4,7 @@
 // patient's care who is no primary care provider (PATIENT.PRT -> RelatedPerson), an ORU written with v2.8's
 // COMMON_ORDER (ORC, PRT, OBR: the report and the order keep the ORC's numbers, PLAC/FILL), the order's
 // requisition (ORC-4), the insurance's case manager (IN3-21 -> CareTeam), a document's edit (TXA-8 ->
-// Provenance) and the comments on its lines (NTE -> a second attachment).
+// Provenance) and the comments on its lines, or on a text report's (NTE -> a second attachment).
 import { beforeAll, describe, expect, it } from "vitest";
 import { findBuiltinCrossmap } from "../../../src/crossmap/catalog.js";
 import type { Crossmap } from "../../../src/crossmap/crossmap.js";
@@ -61,6 +61,14 @@ const messages: Record<string, string> = {
     "OBX|1|TX|||First line||||||F",
     "NTE|1||Dictated, not read",
     "OBX|2|TX|||Second line||||||F",
+  ].join("\r"),
+  report: [
+    MSH("ORU^R01^ORU_R01", "R9"),
+    PID,
+    "OBR|1|PL2^GHH|FL2^LAB|18748-4^Imaging report^LN|||202401020304+0100||||||||||||||||F",
+    "OBX|1|TX|||Impression: normal.||||||F",
+    "NTE|1||Preliminary read by resident",
+    "OBX|2|TX|||No acute findings.||||||F",
   ].join("\r"),
 };
 
@@ -213,6 +221,17 @@ describe("a document's edit and comments", () => {
       "Dictated, not read",
     ]);
     expect(content[1]?.attachment.contentType).toBe("text/plain");
+  });
+
+  it("keeps the comments on a text report's lines as its second presented form", () => {
+    const forms = of("report", "DiagnosticReport")[0]?.resource.presentedForm as {
+      contentType?: string;
+      data?: string;
+    }[];
+    expect(forms.map((f) => [f.contentType, Buffer.from(f.data ?? "", "base64").toString()])).toEqual([
+      ["text/plain", "Impression: normal.\nNo acute findings."],
+      ["text/plain", "Preliminary read by resident"],
+    ]);
   });
 });
 
