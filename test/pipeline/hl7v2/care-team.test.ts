@@ -2,15 +2,9 @@
 // Patient, a participant per ROL after the PID in a role of table 0443 other than PP and per PRT of an ADT
 // in one of the IG's roles, each naming the PractitionerRole its segment makes; a primary care provider's
 // ROL stays the Patient's generalPractitioner only, and a visit's or an order's roles stay theirs.
-import { beforeAll, describe, expect, it } from "vitest";
-import { findBuiltinCrossmap } from "../../../src/crossmap/catalog.js";
-import type { Crossmap } from "../../../src/crossmap/crossmap.js";
-import { loadCrossmapFile } from "../../../src/crossmap/load.js";
-import { type ConvertResult, convertText } from "../../../src/pipeline/hl7v2/index.js";
+import { describe, expect, it } from "vitest";
 import { bundleEntryProblems } from "../../support/fhir.js";
-
-type Resource = Record<string, unknown> & { resourceType: string; id: string };
-type Entry = { fullUrl: string; resource: Resource };
+import { namedMessages } from "../../support/hl7v2.js";
 
 const MSH = (type: string, id: string) =>
   `MSH|^~\\&|ADM|GHH|EHR|GHH|202401020304+0100||${type}|${id}|P|2.5.1`;
@@ -53,24 +47,7 @@ const messages: Record<string, string> = {
   ].join("\r"),
 };
 
-let crossmap: Crossmap;
-const bundles = new Map<string, Entry[]>();
-beforeAll(async () => {
-  crossmap = await loadCrossmapFile(findBuiltinCrossmap("hl7v2_2.5.1", "fhir_r4")?.path ?? "");
-  for (const [name, text] of Object.entries(messages)) {
-    const [r] = [...convertText(text, crossmap, { file: `${name}.hl7` })] as [ConvertResult];
-    if (!r.ok) throw new Error(`${name} is malformed`);
-    expect(r.issues.filter((i) => i.severity === "error")).toEqual([]);
-    bundles.set(name, (r.bundle.entry ?? []) as Entry[]);
-  }
-});
-
-const of = (name: string, type: string): Entry[] =>
-  (bundles.get(name) ?? []).filter((e) => e.resource.resourceType === type);
-/** The PractitionerRole of the ROL/PRT whose person is `id`, by its fullUrl. */
-const roleOf = (name: string, id: string): string | undefined =>
-  of(name, "PractitionerRole").find((e) => JSON.stringify(e.resource.practitioner).includes(`"${id}"`))
-    ?.fullUrl;
+const { bundles, of, roleOf } = namedMessages(messages);
 
 describe("the patient's care team from ROL and PRT", () => {
   it("is one CareTeam about the patient, with the roles after the PID but the primary care provider", () => {

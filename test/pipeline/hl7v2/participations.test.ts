@@ -5,15 +5,9 @@
 // COMMON_ORDER (ORC, PRT, OBR: the report and the order keep the ORC's numbers, PLAC/FILL), the order's
 // requisition (ORC-4), the insurance's case manager (IN3-21 -> CareTeam), a document's edit (TXA-8 ->
 // Provenance) and the comments on its lines, or on a text report's (NTE -> a second attachment).
-import { beforeAll, describe, expect, it } from "vitest";
-import { findBuiltinCrossmap } from "../../../src/crossmap/catalog.js";
-import type { Crossmap } from "../../../src/crossmap/crossmap.js";
-import { loadCrossmapFile } from "../../../src/crossmap/load.js";
-import { type ConvertResult, convertText } from "../../../src/pipeline/hl7v2/index.js";
+import { describe, expect, it } from "vitest";
 import { bundleEntryProblems } from "../../support/fhir.js";
-
-type Resource = Record<string, unknown> & { resourceType: string; id: string };
-type Entry = { fullUrl: string; resource: Resource };
+import { namedMessages } from "../../support/hl7v2.js";
 
 const MSH = (type: string, id: string) =>
   `MSH|^~\\&|APP|GHH|EHR|GHH|202401020304+0100||${type}|${id}|P|2.5.1`;
@@ -72,24 +66,8 @@ const messages: Record<string, string> = {
   ].join("\r"),
 };
 
-let crossmap: Crossmap;
-const bundles = new Map<string, Entry[]>();
-beforeAll(async () => {
-  crossmap = await loadCrossmapFile(findBuiltinCrossmap("hl7v2_2.5.1", "fhir_r4")?.path ?? "");
-  for (const [name, text] of Object.entries(messages)) {
-    const [r] = [...convertText(text, crossmap, { file: `${name}.hl7` })] as [ConvertResult];
-    if (!r.ok) throw new Error(`${name} is malformed`);
-    expect(r.issues.filter((i) => i.severity === "error")).toEqual([]);
-    bundles.set(name, (r.bundle.entry ?? []) as Entry[]);
-  }
-});
+const { bundles, of, roleOf } = namedMessages(messages);
 
-const of = (name: string, type: string): Entry[] =>
-  (bundles.get(name) ?? []).filter((e) => e.resource.resourceType === type);
-/** The PractitionerRole of the PRT whose person is `id`, by its fullUrl. */
-const roleOf = (name: string, id: string): string | undefined =>
-  of(name, "PractitionerRole").find((e) => JSON.stringify(e.resource.practitioner).includes(`"${id}"`))
-    ?.fullUrl;
 const fn = (code: string, display: string) => ({ coding: [{ system: V0443, code, display }] });
 const idType = (code: string) => ({ coding: [{ system: V0203, code }] });
 
