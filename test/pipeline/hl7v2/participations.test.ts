@@ -56,6 +56,14 @@ const messages: Record<string, string> = {
     "NTE|1||Dictated, not read",
     "OBX|2|TX|||Second line||||||F",
   ].join("\r"),
+  deviceSecond: [
+    MSH("ORU^R01^ORU_R01", "R8"),
+    PID,
+    "OBR|1|PL3^GHH|FL3^LAB|2345-7^Glucose^LN|||202401020304+0100||||||||||||||||F",
+    "OBX|1|NM|2345-7^Glucose^LN||95|mg/dL|||||F",
+    "PRT|P8|AD||RO^Responsible Observer^HL70912|TEC1^Tech^Ted",
+    "PRT|P9|AD||EQUIP^Equipment^HL70912||||||GLU-7^ANALYZER^1.2.3^ISO",
+  ].join("\r"),
   report: [
     MSH("ORU^R01^ORU_R01", "R9"),
     PID,
@@ -103,6 +111,15 @@ describe("a vaccination's participations", () => {
     expect(of("vaccination", "Observation")[0]?.resource.extension).toEqual([
       { url: EVENT_LOCATION, valueReference: { reference: place?.fullUrl } },
     ]);
+  });
+});
+
+describe("an observation's device", () => {
+  it("is the Device of a PRT of the OBX, whichever PRT it is", () => {
+    const [device, ...more] = of("deviceSecond", "Device");
+    expect(more).toEqual([]);
+    expect(device?.resource.identifier).toEqual([{ value: "GLU-7", system: "urn:oid:1.2.3" }]);
+    expect(of("deviceSecond", "Observation")[0]?.resource.device).toEqual({ reference: device?.fullUrl });
   });
 });
 
