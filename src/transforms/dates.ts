@@ -99,6 +99,57 @@ function parseCommon(s: string): DateParts | undefined | null {
   return validParts({ year, month, day, hour, minute, second });
 }
 
+/**
+ * HL7 TS/DTM as senders write it (`YYYY[MM[DD[HH[MM[SS[.S[S[S[S]]]]]]]]][+/-ZZZZ]`, digits only), read
+ * without a regex: an HL7 v2 message holds a dozen, and the ISO then HL7 grammars cost more than the rest
+ * of converting one. Undefined when the shape is right and the value is not (month 13, offset +2500);
+ * null when the text has another shape (the full grammar decides).
+ */
+function parseHl7(s: string): DateParts | undefined | null {
+  const len = s.length;
+  let n = 0;
+  while (n < len && n < 14) {
+    const c = s.charCodeAt(n);
+    if (c < 48 || c > 57) break;
+    n++;
+  }
+  if (n < 4 || n % 2 !== 0) return null;
+  let i = n;
+  let fraction: string | undefined;
+  if (i < len && s.charCodeAt(i) === 46) {
+    if (n !== 14) return null;
+    let j = i + 1;
+    while (j < len && j - i <= 4) {
+      const c = s.charCodeAt(j);
+      if (c < 48 || c > 57) break;
+      j++;
+    }
+    if (j === i + 1) return null;
+    fraction = s.slice(i + 1, j);
+    i = j;
+  }
+  let offset: string | undefined;
+  if (i < len) {
+    const sign = s.charCodeAt(i);
+    if ((sign !== 43 && sign !== 45) || len !== i + 5) return null;
+    const h = digits(s, i + 1, 2);
+    const m = digits(s, i + 3, 2);
+    if (h < 0 || m < 0) return null;
+    // As normalizeOffset: a clock offset beyond +-14:59, or an offset on a date without a time, is invalid.
+    if (h > 14 || m > 59 || n < 10) return undefined;
+    offset = `${s[i]}${s.slice(i + 1, i + 3)}:${s.slice(i + 3, i + 5)}`;
+  }
+  const p: DateParts = { year: digits(s, 0, 4) };
+  if (n >= 6) p.month = digits(s, 4, 2);
+  if (n >= 8) p.day = digits(s, 6, 2);
+  if (n >= 10) p.hour = digits(s, 8, 2);
+  if (n >= 12) p.minute = digits(s, 10, 2);
+  if (n >= 14) p.second = digits(s, 12, 2);
+  if (fraction !== undefined) p.fraction = fraction;
+  if (offset !== undefined) p.offset = offset;
+  return validParts(p);
+}
+
 /** True when `s` is already a canonical FHIR date at day precision (so it can be returned as is). */
 export const isCanonicalDay = (s: string): boolean =>
   s.length === 10 && s.charCodeAt(4) === 45 && s.charCodeAt(7) === 45;
@@ -108,6 +159,8 @@ export function parseDate(v: unknown): DateParts | undefined {
   if (typeof v === "string") {
     const common = parseCommon(v);
     if (common !== null) return common;
+    const hl7 = parseHl7(v);
+    if (hl7 !== null) return hl7;
   }
   if (v instanceof Date) {
     if (Number.isNaN(v.getTime())) return undefined;

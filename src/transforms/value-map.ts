@@ -2,6 +2,7 @@
 // null means "deliberately unmapped" (left out, no issue); no match and no default is an `unmapped_value` issue.
 import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { describeValue, scalarKey } from "./describe.js";
+import { freshCopy } from "./fresh-copy.js";
 import { fail, type TransformDefinition } from "./types.js";
 
 const config = lazySchema((z) =>
@@ -16,13 +17,6 @@ const config = lazySchema((z) =>
 
 type Config = ConfigOf<typeof config>;
 
-/** Object values are shared by every record: hand out copies so no output aliases another. */
-function copier(value: unknown): () => unknown {
-  if (value === null || typeof value !== "object") return () => value;
-  const json = JSON.stringify(value);
-  return () => JSON.parse(json);
-}
-
 export const valueMap: TransformDefinition<Config> = {
   get config() {
     return config();
@@ -31,8 +25,8 @@ export const valueMap: TransformDefinition<Config> = {
   create: (cfg) => {
     const fold = cfg.case_insensitive ? (s: string) => s.toLowerCase() : (s: string) => s;
     const table = new Map<string, () => unknown>();
-    for (const [k, v] of Object.entries(cfg.mapping)) table.set(fold(k), copier(v));
-    const fallback = "default" in cfg && cfg.default !== undefined ? copier(cfg.default) : undefined;
+    for (const [k, v] of Object.entries(cfg.mapping)) table.set(fold(k), freshCopy(v));
+    const fallback = "default" in cfg && cfg.default !== undefined ? freshCopy(cfg.default) : undefined;
     const keys = [...table.keys()];
     const known = keys.length > 8 ? `${keys.slice(0, 8).join(", ")}, ...` : keys.join(", ");
     return (v) => {

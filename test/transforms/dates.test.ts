@@ -76,6 +76,74 @@ describe("parseDate", () => {
   });
 });
 
+describe("parseDate of HL7 TS/DTM", () => {
+  it("reads every precision, a fraction and an offset", () => {
+    expect(parseDate("2024")).toEqual({ year: 2024 });
+    expect(parseDate("202402")).toEqual({ year: 2024, month: 2 });
+    expect(parseDate("20240229")).toEqual({ year: 2024, month: 2, day: 29 });
+    expect(parseDate("2024022913")).toEqual({ year: 2024, month: 2, day: 29, hour: 13 });
+    expect(parseDate("202402291305-0500")).toEqual({
+      year: 2024,
+      month: 2,
+      day: 29,
+      hour: 13,
+      minute: 5,
+      offset: "-05:00",
+    });
+    expect(parseDate("20240229130559.0123+1400")).toEqual({
+      year: 2024,
+      month: 2,
+      day: 29,
+      hour: 13,
+      minute: 5,
+      second: 59,
+      fraction: "0123",
+      offset: "+14:00",
+    });
+  });
+
+  // A leading space takes the value through the full grammar (the trimmed text against the ISO and HL7
+  // expressions); the quick reading of HL7 TS must agree with it on every shape, valid or not.
+  it("agrees with the full grammar", () => {
+    const shapes = [
+      "2024",
+      "202412",
+      "20241231",
+      "2024123123",
+      "202412312359",
+      "20241231235959",
+      "20241231235960",
+      "20241231235959.1",
+      "20241231235959.1234",
+      "20241231235959.12345",
+      "20241231235959.",
+      "2024123123.5",
+      "20241231+0100",
+      "2024123112+0100",
+      "202412311200-1459",
+      "202412311200+1500",
+      "202412311200+0160",
+      "202412311200Z",
+      "202412311200+01",
+      "202412311200+01000",
+      "2024123112005",
+      "20241331",
+      "20230229",
+      "00000101",
+      "2024-12-31",
+      "20241231 ",
+      "202412311200-0000",
+      "20241231120000+0530",
+      "2024123112000",
+      "202412311200+0a00",
+      "x2024",
+      "2024123112.5+0100",
+      "20241231235959.5-0330",
+    ];
+    for (const s of shapes) expect([s, parseDate(s)]).toEqual([s, parseDate(` ${s}`)]);
+  });
+});
+
 describe("strftime patterns", () => {
   it("parses with an explicit input_format", () => {
     const p = compileDateParser("%d/%m/%Y");
