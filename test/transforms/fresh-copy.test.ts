@@ -10,7 +10,10 @@ describe("freshCopy", () => {
   });
 
   it("answers an equal object with no part shared, on every call", () => {
-    const value = { coding: [{ system: "http://loinc.org", code: "8867-4", display: "Heart rate \u2028" }], n: -1.5e-7 };
+    const value = {
+      coding: [{ system: "http://loinc.org", code: "8867-4", display: "Heart rate \u2028" }],
+      n: -1.5e-7,
+    };
     const copy = freshCopy(value);
     const a = copy() as typeof value;
     const b = copy() as typeof value;
