@@ -1,8 +1,10 @@
 // Output sinks: stdout, one file (-o) or one file per target entity (--out-dir). Files are written
-// beside their final name and renamed only when the run succeeds, so a reader never sees half a file.
+// beside their final name and renamed only when the run succeeds, so a reader never sees half a file. A
+// path that is not a regular file (/dev/null, a named pipe, /dev/stdout, a symbolic link) is written in
+// place as stdout is: renaming over it would replace it (run as root, `-o /dev/null` replaced the device).
 import { once } from "node:events";
 import { createWriteStream, type WriteStream } from "node:fs";
-import { type FileHandle, mkdir, open, rename, rm } from "node:fs/promises";
+import { type FileHandle, lstat, mkdir, open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Writable } from "node:stream";
 import { AppError } from "../errors.js";
@@ -126,8 +128,50 @@ class AtomicFile {
   }
 }
 
+/**
+ * Whether a file is published by renaming a temporary over it: a regular file, or nothing yet. Anything
+ * else at the path (a device, a pipe, a socket, a symbolic link) is written in place.
+ */
+export async function publishedByRename(path: string): Promise<boolean> {
+  try {
+    return (await lstat(path)).isFile();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return true;
+    throw writeError(path, err as Error);
+  }
+}
+
+/** A path written as it comes, as stdout is (what it got stays there if the run stops). */
+async function inPlaceSink(path: string): Promise<OutputSink> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, "w");
+  } catch (err) {
+    throw writeError(path, err as Error);
+  }
+  const stream = handle.createWriteStream();
+  const sink = streamSink(stream);
+  const end = async (): Promise<void> => {
+    if (stream.closed) return;
+    stream.end();
+    await once(stream, "close");
+  };
+  return {
+    write: (entity, text) => sink.write(entity, text),
+    commit: async () => {
+      await sink.commit();
+      await end();
+    },
+    abort: async () => {
+      await sink.abort().catch(() => {});
+      await end().catch(() => {});
+    },
+  };
+}
+
 export async function fileSink(path: string): Promise<OutputSink> {
   await ensureDir(dirname(path));
+  if (!(await publishedByRename(path))) return inPlaceSink(path);
   const file = new AtomicFile(path);
   return {
     write: (_entity, text) => file.write(text),
