@@ -4,15 +4,40 @@ import {
   closeSync,
   existsSync,
   fsyncSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
+  readlinkSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
 } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { AppError } from "../errors.js";
+
+/**
+ * Where an index given `outDir` is published: `outDir` itself, or, when it is a symbolic link (an index
+ * kept on a larger disk and linked from where tools look), the directory the link names, so the index is
+ * built on that disk and the link stays a link. Renamed over, the link itself was replaced by a directory
+ * built on the link's own filesystem, and the earlier index stayed at the link's target.
+ */
+export function publishTarget(outDir: string): string {
+  let link: boolean;
+  try {
+    link = lstatSync(outDir).isSymbolicLink();
+  } catch {
+    return outDir;
+  }
+  if (!link) return outDir;
+  try {
+    return realpathSync(outDir);
+  } catch {
+    // A link to a directory that does not exist yet: the index is built where it points.
+    return resolve(dirname(outDir), readlinkSync(outDir));
+  }
+}
 
 /** Beside the target (same filesystem, so the final rename is atomic), hidden, one per building process. */
 export function buildingDirFor(outDir: string): string {

@@ -6,7 +6,7 @@ import { open } from "lmdb";
 import { AppError, type Problem } from "../errors.js";
 import { detectForm, readTable, type SourceForm } from "./athena-files.js";
 import { CONCEPT_COLUMNS, codeRank, indexColumns, RowFault, readConceptRow } from "./athena-rows.js";
-import { buildingDirFor, checkReplaceable, publish } from "./atomic-dir.js";
+import { buildingDirFor, checkReplaceable, publish, publishTarget } from "./atomic-dir.js";
 import { ConceptSorter } from "./concept-runs.js";
 import { GroupSorter } from "./group-sorter.js";
 import { writeHashTable } from "./hash-table.js";
@@ -119,7 +119,7 @@ export async function buildVocabulary(options: BuildOptions): Promise<BuildRepor
   const relationshipFile = findFile(sourceDir, "CONCEPT_RELATIONSHIP.csv");
   const vocabularyFile = findFile(sourceDir, "VOCABULARY.csv");
   const synonymFile = findFile(sourceDir, "CONCEPT_SYNONYM.csv");
-  const outDir = resolve(options.outDir);
+  const outDir = publishTarget(resolve(options.outDir));
   checkReplaceable(outDir, DATA_FILE);
   requireLittleEndian();
 

@@ -1,5 +1,5 @@
 // Builds real LMDB indexes in temp directories from small Athena tables in both source forms.
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildVocabulary } from "../../src/vocab/build.js";
@@ -354,6 +354,26 @@ describe("vocab build", () => {
       `${notAnIndex} exists and is not a vocabulary index; refusing to replace it`,
     );
     expect(existsSync(join(notAnIndex, "notes.txt"))).toBe(true);
+  });
+
+  it("builds into the directory a symbolic link names, and the link stays a link", async () => {
+    const d = workDir();
+    writeAthena(d.src);
+    const disk = join(d.root, "bigger-disk");
+    mkdirSync(disk);
+    const real = join(disk, "vocab-2026");
+    symlinkSync(real, d.out);
+    // The link's directory does not exist yet, then holds an earlier index.
+    await buildVocabulary({ sourceDir: d.src, outDir: d.out });
+    writeAthena(d.src, CONCEPTS.slice(0, 1), []);
+    const second = await buildVocabulary({ sourceDir: d.src, outDir: d.out });
+    expect(second.info.concepts).toBe(1);
+    expect(lstatSync(d.out).isSymbolicLink()).toBe(true);
+    expect(readdirSync(d.root).sort()).toEqual(["athena", "bigger-disk", "index"]);
+    expect(readdirSync(disk)).toEqual(["vocab-2026"]);
+    const bridge = openVocabulary(d.out);
+    cleanups.unshift(() => void bridge.close());
+    expect(bridge.getConcept(201826)?.concept_name).toBe("Type 2 diabetes mellitus");
   });
 
   it("fails before writing anything when CONCEPT.csv is missing or its header is wrong", async () => {
