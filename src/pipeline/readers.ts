@@ -6,7 +6,7 @@ import { type InputFailure, inputBytes } from "./input-bytes.js";
 import type { AnyInputPlan, InputPlan } from "./inputs.js";
 import type { JsonStreamOptions } from "./json-stream.js";
 import { lineBatches } from "./lines.js";
-import { sniffJson } from "./sniff.js";
+import { looksLikeCsvHeader, sniffJson } from "./sniff.js";
 import type { AnyBatch, Batch, InputFormat, RecordsBatch } from "./types.js";
 
 export interface ReadOptions {
@@ -38,6 +38,7 @@ async function* ndjson(
   o: ReadOptions,
 ): AsyncGenerator<Batch> {
   const sniffed = await sniffJson(bytes);
+  let problem: string | undefined;
   if (sniffed.shape === "document") {
     const hint =
       sniffed.opens === "["
@@ -45,18 +46,20 @@ async function* ndjson(
         : sniffed.bundle
           ? "it looks like a FHIR Bundle: give --format fhir-bundle to map its entries"
           : "give --format fhir-bundle for a FHIR Bundle, or --format json-array for an array of records";
+    problem = `the input is one JSON document over several lines, not NDJSON (one record per line); ${hint}; nothing of it is read`;
+  } else if (sniffed.opens === undefined && looksLikeCsvHeader(sniffed.firstLine)) {
+    // CSV on stdin (`zcat PERSON.csv.gz | crossmap map ...`) or under a name without .csv: one hint, not
+    // one malformed_json per row of a file that may hold millions.
+    const head = sniffed.firstLine.length > 60 ? `${sniffed.firstLine.slice(0, 57)}...` : sniffed.firstLine;
+    const entity = input.entity === undefined ? " and --entity" : "";
+    problem = `the input is not NDJSON: its first line is a CSV header row (${head}); give --format csv${entity} to map its rows; nothing of it is read`;
+  }
+  if (problem !== undefined) {
     yield {
       kind: "records",
       file: input.file,
       entity: input.entity,
-      records: [
-        {
-          record: {},
-          line: 1,
-          problem: `the input is one JSON document over several lines, not NDJSON (one record per line); ${hint}; nothing of it is read`,
-          problemCode: "not_ndjson",
-        },
-      ],
+      records: [{ record: {}, line: 1, problem, problemCode: "not_ndjson" }],
     };
     return;
   }

@@ -18,6 +18,8 @@ export interface Sniffed {
   opens: "{" | "[" | undefined;
   /** Whether the bytes read name `"resourceType": "Bundle"`. */
   bundle: boolean;
+  /** The start of the first non-blank line (at most 512 bytes, line end left out), for hints. */
+  firstLine: string;
 }
 
 export async function sniffJson(source: AsyncIterable<Uint8Array>): Promise<Sniffed> {
@@ -45,7 +47,26 @@ export async function sniffJson(source: AsyncIterable<Uint8Array>): Promise<Snif
     if (done) return;
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
   }
-  return { input: input(), shape: verdict.shape, opens: verdict.opens, bundle };
+  return { input: input(), shape: verdict.shape, opens: verdict.opens, bundle, firstLine: lineStart(text) };
+}
+
+/** The first non-blank line of `b` (a leading BOM left out), cut at 512 bytes. */
+function lineStart(b: Uint8Array): string {
+  let i = 0;
+  while (i < b.length && (b[i] === 0x20 || b[i] === 0x09 || b[i] === 0x0d || b[i] === 0x0a)) i++;
+  if (i + 2 < b.length && b[i] === 0xef && b[i + 1] === 0xbb && b[i + 2] === 0xbf) i += 3;
+  let end = i;
+  while (end < b.length && end - i < 512 && b[end] !== 0x0a && b[end] !== 0x0d) end++;
+  return Buffer.from(b.buffer, b.byteOffset + i, end - i).toString("utf8");
+}
+
+/** A CSV or TSV header row: two or more names (letters, digits, `_`, `.`, `-`, spaces; quoted or not). */
+const HEADER_NAME = /^"?[A-Za-z_][\w .-]*"?$/;
+
+export function looksLikeCsvHeader(line: string): boolean {
+  const sep = line.includes("\t") ? "\t" : ",";
+  const names = line.split(sep);
+  return names.length >= 2 && names.every((n) => HEADER_NAME.test(n.trim()));
 }
 
 /**

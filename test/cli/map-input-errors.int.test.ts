@@ -267,6 +267,39 @@ describe("other things a new user hits", () => {
     );
   });
 
+  it("gives one hint, not one malformed_json per row, for CSV read as NDJSON (stdin, or a name without .csv)", async () => {
+    const csv = "person_id,gender_concept_id,year_of_birth\n1,8532,1970\n2,8507,1980\n";
+    const r = await runCli(["map", "--crossmap", omopToFhir, "-q"], { stdin: csv });
+    expect(r).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        "-:1: error not_ndjson: the input is not NDJSON: its first line is a CSV header row (person_id,gender_concept_id,year_of_birth); give --format csv and --entity to map its rows; nothing of it is read\n",
+    });
+    const dir = tmp();
+    writeFileSync(join(dir, "person.txt"), csv.replaceAll(",", "\t"));
+    const named = await runCli([
+      "map",
+      "--crossmap",
+      omopToFhir,
+      "--entity",
+      "person",
+      "-q",
+      join(dir, "person.txt"),
+    ]);
+    expect(named.stderr).toBe(
+      `${join(dir, "person.txt")}:1: error not_ndjson: the input is not NDJSON: its first line is a CSV header row (person_id\tgender_concept_id\tyear_of_birth); give --format csv to map its rows; nothing of it is read\n`,
+    );
+    const mapped = await runCli(
+      ["map", "--crossmap", omopToFhir, "--entity", "person", "--format", "csv", "-q"],
+      {
+        stdin: csv,
+      },
+    );
+    expect(mapped.code).toBe(0);
+    expect(mapped.stdout.split("\n").filter((l) => l !== "")).toHaveLength(2);
+  });
+
   it("maps a JSON array with --format json-array, with each element's index in its issues", async () => {
     const r = await runCli(["map", "--crossmap", fhirToOmop, "--format", "json-array", "-q"], {
       stdin:
