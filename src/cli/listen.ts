@@ -239,7 +239,20 @@ async function listenCommand(flags: ListenFlags): Promise<number> {
   const { runListener, FileSink } = await import("../intake/run.js");
   const { LmdbJournal } = await import("../intake/lmdb-journal.js");
   const nats = flags.nats;
+  const { lockJournal } = await import("../intake/journal-lock.js");
   const journal = async () => {
+    const release = lockJournal(journalDir);
+    try {
+      const j = await openJournal();
+      const close = j.close.bind(j);
+      j.close = () => close().finally(release);
+      return j;
+    } catch (err) {
+      release();
+      throw err;
+    }
+  };
+  const openJournal = async () => {
     if (nats === undefined) return new LmdbJournal(journalDir, { windowMs, durability });
     const { JetStreamJournal } = await import("../intake/jetstream-journal.js");
     return JetStreamJournal.open({

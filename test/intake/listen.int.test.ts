@@ -3,7 +3,7 @@
 // Bundle `crossmap map` makes of it; garbage, a frame without its end, a message over the cap and a
 // slowloris client each get their documented answer while other connections go on being answered.
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Hl7Message } from "@medplum/core";
 import { Hl7Client } from "@medplum/hl7";
@@ -194,6 +194,26 @@ describe("crossmap listen --mllp", () => {
       "MSH|^~\\&|CROSSMAP|HOSP|LAB|HOSP|<time>||ACK^A08^ACK|<id>|P|2.5.1\rMSA|CA|ENH-1\r",
       "MSH|^~\\&|CROSSMAP|HOSP|LAB|HOSP|<time>||ACK^A08^ACK|<id>|P|2.5.1\rMSA|AA|ENH-1\r",
     ]);
+  });
+
+  it("refuses a second listener on its journal, exit 2, naming the first", async () => {
+    const journal = join(dir, "journal");
+    const second = await runCli([
+      "listen",
+      "--mllp",
+      "0",
+      "--host",
+      "127.0.0.1",
+      "--journal",
+      journal,
+      "--out-dir",
+      join(dir, "second"),
+    ]);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toBe(
+      `crossmap: --journal ${journal} is in use by the listener with pid ${listener.proc.child.pid} on ${hostname()}: one listener per journal (stop it first, or give another --journal; if it is gone, remove ${join(journal, "listener.lock")})\n`,
+    );
+    expect(await converted()).toBeGreaterThan(0);
   });
 
   it("serves Prometheus metrics", async () => {
