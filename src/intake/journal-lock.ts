@@ -2,7 +2,7 @@
 // containers on one volume) would each number messages from the last id they read, and the second would
 // write its messages over the first's: acknowledged messages lost. A lock file in the journal directory,
 // made with O_EXCL, holds the listener's pid and host; one left by a listener that died (kill -9, a crash)
-// is taken over when that pid is not running here.
+// is taken over when no listener runs under that pid here.
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -25,13 +25,21 @@ function readHolder(file: string): Holder | undefined {
   }
 }
 
-/** Whether process `pid` runs on this machine (EPERM: it does, as another user). */
+/**
+ * Whether a listener runs as process `pid` on this machine (EPERM: a process runs, as another user). Where
+ * /proc tells a process's command line, one that is not a listener holds that pid since (a reboot reuses
+ * pids, and the journal outlives it).
+ */
 function running(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes("listen");
+  } catch {
+    return true;
   }
 }
 

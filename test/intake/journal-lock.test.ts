@@ -11,9 +11,9 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A process that runs until killed, as another listener would. */
-async function otherProcess() {
-  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+/** A process that runs until killed; `listen` among its arguments, as a listener's command line has. */
+async function otherProcess(args = ["listen"]) {
+  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)", ...args], { stdio: "ignore" });
   await new Promise((resolve) => child.once("spawn", resolve));
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const stop = () => {
@@ -53,6 +53,18 @@ describe("lockJournal", () => {
     const release = lockJournal(dir);
     expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toBe(`${process.pid}\n${hostname()}\n`);
     release();
+  });
+
+  it("takes over a lock whose pid another program holds now (pids are reused after a reboot)", async () => {
+    const other = await otherProcess(["not-a-listener"]);
+    try {
+      writeFileSync(join(dir, LOCK_FILE), `${other.pid}\n${hostname()}\n`);
+      const release = lockJournal(dir);
+      expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toBe(`${process.pid}\n${hostname()}\n`);
+      release();
+    } finally {
+      await other.stop();
+    }
   });
 
   it("refuses a lock held on another host, whose process it cannot see", () => {
