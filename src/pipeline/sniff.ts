@@ -50,11 +50,17 @@ export async function sniffJson(source: AsyncIterable<Uint8Array>): Promise<Snif
   return { input: input(), shape: verdict.shape, opens: verdict.opens, bundle, firstLine: lineStart(text) };
 }
 
-/** The first non-blank line of `b` (a leading BOM left out), cut at 512 bytes. */
-function lineStart(b: Uint8Array): string {
+/** Where the first non-blank line of `b` starts (after blank lines, spaces and a leading BOM). */
+function firstNonBlank(b: Uint8Array): number {
   let i = 0;
   while (i < b.length && (b[i] === 0x20 || b[i] === 0x09 || b[i] === 0x0d || b[i] === 0x0a)) i++;
   if (i + 2 < b.length && b[i] === 0xef && b[i + 1] === 0xbb && b[i + 2] === 0xbf) i += 3;
+  return i;
+}
+
+/** The first non-blank line of `b` (a leading BOM left out), cut at 512 bytes. */
+function lineStart(b: Uint8Array): string {
+  const i = firstNonBlank(b);
   let end = i;
   while (end < b.length && end - i < 512 && b[end] !== 0x0a && b[end] !== 0x0d) end++;
   return Buffer.from(b.buffer, b.byteOffset + i, end - i).toString("utf8");
@@ -77,9 +83,7 @@ function firstLine(
   b: Uint8Array,
   final = false,
 ): { shape: Sniffed["shape"]; opens: Sniffed["opens"] } | undefined {
-  let i = 0;
-  while (i < b.length && (b[i] === 0x20 || b[i] === 0x09 || b[i] === 0x0d || b[i] === 0x0a)) i++;
-  if (i + 2 < b.length && b[i] === 0xef && b[i + 1] === 0xbb && b[i + 2] === 0xbf) i += 3;
+  let i = firstNonBlank(b);
   if (i >= b.length) return final ? { shape: "lines", opens: undefined } : undefined;
   const opens = b[i] === 0x7b ? "{" : b[i] === 0x5b ? "[" : undefined;
   let depth = 0;
