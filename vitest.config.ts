@@ -6,7 +6,8 @@ const timeouts = { testTimeout: 90_000, hookTimeout: 120_000 };
 // Records the tests skipped because a system tool (chromium, nats-server) is missing and lists them in the
 // run's closing lines; CROSSMAP_REQUIRE_TOOLS=1 turns such a skip into a failed run (.ci/run). In both
 // projects: it also refuses an unknown name in CROSSMAP_HIDE_TOOLS, whichever files a run selects.
-const globalSetup = ["./test/support/tool-skips.ts"];
+// temp-root.ts first: the run's temporary files (the skips' folder too) go into one folder removed at its end.
+const globalSetup = ["./test/support/temp-root.ts", "./test/support/tool-skips.ts"];
 
 export default defineConfig({
   test: {
