@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -13,11 +13,13 @@ afterEach(() => {
 
 describe("the suite's temporary root", () => {
   it("is one folder for both projects, removed with what is left in it when the last one ends", () => {
+    delete process.env[KEEP_ENV];
     const outer = tmpdir();
     const first = setup();
     const dir = tmpdir();
     expect(dirname(dir)).toBe(outer);
     expect(dir).toMatch(/crossmap-tests-/);
+    expect(statSync(dir).mode & 0o7777).toBe(0o1777);
     const second = setup();
     expect(tmpdir()).toBe(dir);
     // What a test killed before its cleanup leaves behind.
