@@ -1,10 +1,13 @@
 // datetime_text: a date/time as zone-less wall-clock text "YYYY-MM-DD hh:mm:ss", as SQL-style targets store
 // it. The offset is dropped (not converted). A value with only a date is completed per `missing_time`:
 // "midnight" (00:00:00, the convention some targets document) or "omit" (nothing written, no issue).
+// The year has four digits ("0950-03-04 00:00:00"), as the date forms do. A leap second (ISO 8601, FHIR and
+// HL7 allow second 60) is written as second 59 with a warning: SQL timestamp columns refuse 60 (DuckDB) or
+// roll it over into the next minute (PostgreSQL), so the text keeps the minute it was sent in.
 import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { DATE_FORMS, parseDate } from "./dates.js";
 import { describeValue } from "./describe.js";
-import { fail, type TransformDefinition } from "./types.js";
+import { degrade, fail, type TransformDefinition } from "./types.js";
 
 const config = lazySchema((z) =>
   z
@@ -30,6 +33,14 @@ export const datetimeText: TransformDefinition<ConfigOf<typeof config>> = {
     if (p.day === undefined)
       return cfg.missing_day === "omit" ? undefined : fail("missing_value", `${describeValue(v)} has no day`);
     if (p.hour === undefined && cfg.missing_time === "omit") return undefined;
-    return `${p.year}-${pad(p.month)}-${pad(p.day)} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
+    const day = `${String(p.year).padStart(4, "0")}-${pad(p.month)}-${pad(p.day)}`;
+    if (p.second === 60) {
+      return degrade(
+        `${day} ${pad(p.hour)}:${pad(p.minute)}:59`,
+        "precision_reduced",
+        `${describeValue(v)} is a leap second, which SQL timestamps cannot hold; written as second 59`,
+      );
+    }
+    return `${day} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
   },
 };

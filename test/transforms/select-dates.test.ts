@@ -76,6 +76,27 @@ describe("datetime_text", () => {
       issues: [],
     });
   });
+  it("writes a year before 1000 with four digits", () => {
+    const t = transformer("datetime_text", { missing_time: "midnight" });
+    expect(t("0950-03-04").out).toBe("0950-03-04 00:00:00");
+    expect(t("0001-01-01T10:00:00Z").out).toBe("0001-01-01 10:00:00");
+  });
+  it("writes a leap second as second 59, with a warning (SQL timestamps refuse or roll over second 60)", () => {
+    expect(transformer("datetime_text", { missing_time: "midnight" })("2016-12-31T23:59:60Z")).toEqual({
+      out: "2016-12-31 23:59:59",
+      issues: [
+        {
+          field: "e.in",
+          target: "T.out",
+          code: "precision_reduced",
+          severity: "warning",
+          message:
+            '"2016-12-31T23:59:60Z" is a leap second, which SQL timestamps cannot hold; written as second 59',
+          value: "2016-12-31T23:59:60Z",
+        },
+      ],
+    });
+  });
   it("reports a value without a day", () => {
     expect(transformer("datetime_text", { missing_time: "midnight" })("2019-03").issues[0]?.message).toBe(
       '"2019-03" has no day',

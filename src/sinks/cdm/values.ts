@@ -73,7 +73,7 @@ export function fieldText(c: DdlColumn, value: unknown): string | Bad {
       if (typeof value === "string" && value.length === 19 && isIsoDay(value, 0) && isClock(value))
         return value;
       const m = typeof value === "string" ? TIMESTAMP.exec(value) : null;
-      if (!m || !isCalendarDate(m[1]!))
+      if (!m || !isCalendarDate(m[1]!) || !isClockText(m[2], m[3]))
         return new Bad(`${describe(value)} is not a date-time (YYYY-MM-DD hh:mm:ss)`);
       return `${m[1]} ${m[2] ?? "00:00"}${m[3] ?? ":00"}`;
     }
@@ -101,14 +101,32 @@ function isIsoDay(s: string, at: number): boolean {
   return y >= 1 && m >= 1 && m <= 12 && d >= 1 && d <= daysIn(y, m);
 }
 
-/** " hh:mm:ss" at 10 of a 19-character date-time, as TIMESTAMP reads it (two digits each, unchecked ranges). */
+/**
+ * " hh:mm:ss" at 10 of a 19-character date-time, a clock time from 00:00:00 to 23:59:59: DuckDB refuses a
+ * leap second (second 60) and hour 24 for the whole batch, so they are refused here for the row.
+ */
 function isClock(s: string): boolean {
   return (
     s.charCodeAt(10) === 32 &&
     s.charCodeAt(13) === 58 &&
     s.charCodeAt(16) === 58 &&
-    digit(s, 11) + digit(s, 12) + digit(s, 14) + digit(s, 15) + digit(s, 17) + digit(s, 18) >= 0
+    isTime(
+      digit(s, 11) * 10 + digit(s, 12),
+      digit(s, 14) * 10 + digit(s, 15),
+      digit(s, 17) * 10 + digit(s, 18),
+    )
   );
+}
+
+/** NaN (a non-digit) fails every comparison. */
+const isTime = (h: number, m: number, sec: number): boolean =>
+  h >= 0 && h <= 23 && m >= 0 && m <= 59 && sec >= 0 && sec <= 59;
+
+/** "hh:mm" and ":ss[.f]" as TIMESTAMP captures them (absent parts are midnight). */
+function isClockText(hm: string | undefined, ss: string | undefined): boolean {
+  if (hm === undefined) return true;
+  const sec = ss === undefined ? 0 : Number(ss.slice(1, 3));
+  return isTime(Number(hm.slice(0, 2)), Number(hm.slice(3, 5)), sec);
 }
 
 function daysIn(y: number, m: number): number {

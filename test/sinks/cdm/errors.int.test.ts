@@ -108,6 +108,31 @@ describe("map --db and db finish when things go wrong", () => {
     }
   });
 
+  it("loads a FHIR leap second (DuckDB refuses second 60 for the whole batch) as second 59, with a warning", async () => {
+    const url = join(temp, "leap.duckdb");
+    expect(cliProcess("db", "init", url, "-q")).toEqual({ code: 0, lines: [] });
+    const condition = {
+      resourceType: "Condition",
+      id: "c1",
+      code: { coding: [{ system: "http://snomed.info/sct", code: "44054006" }] },
+      subject: { reference: "Patient/a" },
+      onsetDateTime: "2016-12-31T23:59:60Z",
+    };
+    const r = map(url, ndjson("leap.ndjson", patient("a"), condition));
+    expect(r.code).toBe(0);
+    expect(r.lines.join("\n")).toContain("precision_reduced 1");
+    const db = await openDatabase(url);
+    try {
+      expect(
+        await db.query(
+          "SELECT CAST(condition_start_datetime AS varchar) AS t FROM condition_occurrence JOIN person USING (person_id)",
+        ),
+      ).toEqual([{ t: "2016-12-31 23:59:59" }]);
+    } finally {
+      await db.close();
+    }
+  });
+
   it("db finish names each foreign key the rows break, applies none of those, exit 2", () => {
     const url = join(temp, "dangling.duckdb");
     expect(cliProcess("db", "init", url, "--vocab-dir", vocab, "-q").code).toBe(0);

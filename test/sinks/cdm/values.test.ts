@@ -59,14 +59,26 @@ describe("fieldText dates", () => {
       "2020-02-29 10:20:30.5",
     ]);
     expect(
-      ["2019-02-29 10:20:30", "2020-02-29 1a:20:30", "2020-02-29 10-20-30", "2020-02-29 10:20:3"].map((v) =>
-        text(timestamp, v),
-      ),
+      [
+        "2019-02-29 10:20:30",
+        "2020-02-29 1a:20:30",
+        "2020-02-29 10-20-30",
+        "2020-02-29 10:20:3",
+        // A leap second and hour 24 (DuckDB refuses them for the whole batch), a minute 60, in both forms.
+        "2016-12-31 23:59:60",
+        "2016-12-31T23:59:60Z",
+        "2016-12-31 24:00:00",
+        "2016-12-31T10:60",
+      ].map((v) => text(timestamp, v)),
     ).toEqual([
       'Bad: "2019-02-29 10:20:30" is not a date-time (YYYY-MM-DD hh:mm:ss)',
       'Bad: "2020-02-29 1a:20:30" is not a date-time (YYYY-MM-DD hh:mm:ss)',
       'Bad: "2020-02-29 10-20-30" is not a date-time (YYYY-MM-DD hh:mm:ss)',
       'Bad: "2020-02-29 10:20:3" is not a date-time (YYYY-MM-DD hh:mm:ss)',
+      'Bad: "2016-12-31 23:59:60" is not a date-time (YYYY-MM-DD hh:mm:ss)',
+      'Bad: "2016-12-31T23:59:60Z" is not a date-time (YYYY-MM-DD hh:mm:ss)',
+      'Bad: "2016-12-31 24:00:00" is not a date-time (YYYY-MM-DD hh:mm:ss)',
+      'Bad: "2016-12-31T10:60" is not a date-time (YYYY-MM-DD hh:mm:ss)',
     ]);
   });
 });
