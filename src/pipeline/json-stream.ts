@@ -3,6 +3,7 @@
 // time; integers beyond 2^53 arrive as their digits and become bigint, exactly as the NDJSON reader does.
 import { jsonParser, type Token } from "stream-json/core/parser.js";
 import type { SourceRecord } from "../crossmap/types.js";
+import { entryRecord } from "./bundle-entry.js";
 import type { ParsedRecord, RecordsBatch } from "./types.js";
 import { Utf8Stream, utf8Message } from "./utf8.js";
 
@@ -98,9 +99,11 @@ export async function* jsonDocumentBatches(
     } else if (e.fault !== undefined) {
       problem("invalid_utf8", utf8Message(e.fault, "in the element"), e.index);
     } else if (mode === "bundle") {
-      const resource = (value as { resource?: unknown } | null)?.resource;
-      if (isObject(value) && isObject(resource)) push({ record: resource, entry: e.index });
-      else problem("invalid_record", "entry has no resource object", e.index);
+      const r = entryRecord(value);
+      if ("resource" in r) push({ record: r.resource, entry: e.index });
+      else if ("request" in r)
+        push({ record: {}, entry: e.index, skipped: r.request, skippedKind: r.method });
+      else problem("invalid_record", r.problem, e.index);
     } else if (isObject(value)) {
       push({ record: value, entry: e.index });
     } else {

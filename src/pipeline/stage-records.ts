@@ -3,6 +3,7 @@
 // gathering set aside. The batch readers in stage.ts hand it records; it never throws for bad input.
 import { isHeld } from "../crossmap/gather.js";
 import type { MappingIssue, Position, SourceRecord } from "../crossmap/types.js";
+import { entryRecord } from "./bundle-entry.js";
 import { stringifyJson } from "./json.js";
 import type { EntityMapper, MappingPlan } from "./plan.js";
 import type { BatchResult, HeldRecord, RunIssue } from "./types.js";
@@ -100,6 +101,14 @@ export class RecordBatch {
     return true;
   }
 
+  /** A Bundle entry that is a request without a resource (DELETE, GET): counted as skipped, named in a warning. */
+  skipRequest(place: Place, method: string, message: string): boolean {
+    const kind = `${method} request`;
+    this.result.skipped[kind] = (this.result.skipped[kind] ?? 0) + 1;
+    this.result.issues.push({ ...place, code: "skipped_entry", severity: "warning", message });
+    return true;
+  }
+
   /**
    * Counts one record's issues; false when its first error stops the run (--on-error fail). Shared by the
    * one-record and the several-records paths, so both report alike.
@@ -157,16 +166,14 @@ export class RecordBatch {
       return this.reject({ ...place, code: "invalid_record", severity: "error", message: entries });
     }
     for (let i = 0; i < entries.length; i++) {
-      const resource = (entries[i] as { resource?: unknown } | null)?.resource;
+      const r = entryRecord(entries[i]);
       const entryPlace = { ...place, entry: i };
-      const ok = isPlainObject(resource)
-        ? this.mapRecord(resource, entryPlace, fileEntity, true)
-        : this.reject({
-            ...entryPlace,
-            code: "invalid_record",
-            severity: "error",
-            message: "entry has no resource object",
-          });
+      const ok =
+        "resource" in r
+          ? this.mapRecord(r.resource, entryPlace, fileEntity, true)
+          : "request" in r
+            ? this.skipRequest(entryPlace, r.method, r.request)
+            : this.reject({ ...entryPlace, code: "invalid_record", severity: "error", message: r.problem });
       if (!ok) return false;
     }
     return true;

@@ -155,6 +155,8 @@ function mapParsed(b: RecordsBatch, run: RecordBatch, parsed: ParsedRecord): boo
     const code = parsed.problemCode ?? "invalid_record";
     return run.reject({ ...place, code, severity: "error", message: parsed.problem });
   }
+  if (parsed.skipped !== undefined)
+    return run.skipRequest(place, parsed.skippedKind ?? "request", parsed.skipped);
   return run.mapRecord(parsed.record, place, b.entity, parsed.entry !== undefined && b.array !== true);
 }
 

@@ -71,6 +71,10 @@ export interface ParsedRecord {
   problem?: string;
   /** Issue code for `problem`; default "invalid_record". */
   problemCode?: string;
+  /** Not a record and not a fault (a Bundle entry that is a DELETE request): the warning that names it. */
+  skipped?: string;
+  /** What `skipped` is counted as in the run's summary (the request's method). */
+  skippedKind?: string;
 }
 
 /** One thing that went wrong with one input record, located for a human. */

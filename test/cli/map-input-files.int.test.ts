@@ -232,3 +232,52 @@ describe("one byte that is not UTF-8 in a FHIR Bundle", () => {
     );
   });
 });
+
+describe("a transaction or batch Bundle as FHIR clients write it", () => {
+  // New resources have no id: their fullUrl (urn:uuid) names them, and the other entries' references use it.
+  const patient = "urn:uuid:11111111-1111-4111-8111-111111111111";
+  const transaction = {
+    resourceType: "Bundle",
+    type: "transaction",
+    entry: [
+      { request: { method: "DELETE", url: "Patient/old" } },
+      {
+        fullUrl: patient,
+        resource: { resourceType: "Patient", gender: "female", birthDate: "1990-01-01" },
+        request: { method: "POST", url: "Patient" },
+      },
+      {
+        fullUrl: "urn:uuid:22222222-2222-4222-8222-222222222222",
+        resource: {
+          resourceType: "Condition",
+          subject: { reference: patient },
+          code: { coding: [{ system: "http://snomed.info/sct", code: "44054006" }] },
+          onsetDateTime: "2020-01-01",
+        },
+        request: { method: "POST", url: "Condition" },
+      },
+    ],
+  };
+
+  it("maps each resource with the id of its fullUrl, so the rows have keys and the references meet; a request without a resource is left out with a warning", async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "transaction.json"), JSON.stringify(transaction, null, 2));
+    const r = await runCli(
+      ["map", "--from", "fhir_r4", "--to", "omop_cdm_v5.4", "--format", "fhir-bundle", "transaction.json"],
+      { cwd: dir },
+    );
+    expect(r.code).toBe(0);
+    // The ids as written (64-bit: JSON.parse would round them).
+    const [person, condition] = r.stdout.trimEnd().split("\n");
+    const key = (line: string | undefined, name: string) =>
+      new RegExp(`"${name}":(\\d+)`).exec(line ?? "")?.[1];
+    expect(person).toContain('"person_source_value":"11111111-1111-4111-8111-111111111111"');
+    expect(key(person, "person_id")).toMatch(/^\d+$/);
+    expect(key(condition, "condition_occurrence_id")).toMatch(/^\d+$/);
+    expect(key(condition, "person_id")).toBe(key(person, "person_id"));
+    expect(untimed(r.stderr)).toBe(
+      "transaction.json entry[0]: warning skipped_entry: a DELETE Patient/old request without a resource: nothing to map, left out\n" +
+        "crossmap map: 2 in, 2 out, 0 failed, 0 with errors, 1 warnings; issues: skipped_entry 1; skipped: DELETE request 1; T s\n",
+    );
+  });
+});

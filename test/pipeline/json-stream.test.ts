@@ -35,13 +35,15 @@ const BUNDLE = `{
   "entry": [
     {"fullUrl": "urn:1", "resource": {"resourceType": "Patient", "id": "1", "extension": [{"valueInteger": 1741351032930224901}]}},
     {"fullUrl": "urn:2"},
-    {"resource": {"resourceType": "Condition", "id": "c", "onsetAge": {"value": 1.5}, "x": [true, null, -0.25e2]}}
+    {"resource": {"resourceType": "Condition", "id": "c", "onsetAge": {"value": 1.5}, "x": [true, null, -0.25e2]}},
+    {"request": {"method": "DELETE", "url": "Patient/9"}},
+    {"fullUrl": "urn:uuid:0c2a5e52-55a4-4f7b-8a55-6e0a4b0f2a11", "resource": {"resourceType": "Patient"}}
   ],
   "total": 2
 }`;
 
 describe("jsonDocumentBatches", () => {
-  it("hands on each entry's resource with its index; entries without one are issues", async () => {
+  it("hands on each entry's resource with its index (its fullUrl's id when it has none); entries without one are issues or, requests, skipped", async () => {
     // Cut into 7-byte reads: every token is split somewhere.
     const chunks = BUNDLE.match(/[\s\S]{1,7}/g) ?? [];
     expect(records(await read(chunks, "bundle"))).toEqual([
@@ -54,6 +56,13 @@ describe("jsonDocumentBatches", () => {
         record: { resourceType: "Condition", id: "c", onsetAge: { value: 1.5 }, x: [true, null, -25] },
         entry: 2,
       },
+      {
+        record: {},
+        entry: 3,
+        skipped: "a DELETE Patient/9 request without a resource: nothing to map, left out",
+        skippedKind: "DELETE",
+      },
+      { record: { resourceType: "Patient", id: "0c2a5e52-55a4-4f7b-8a55-6e0a4b0f2a11" }, entry: 4 },
     ]);
   });
 

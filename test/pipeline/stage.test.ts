@@ -109,6 +109,7 @@ describe("the mapping stage", () => {
         { resource: { resourceType: "Encounter", id: "e" } },
         { fullUrl: "urn:uuid:x" },
         { resource: { resourceType: "Encounter", id: "f" } },
+        { request: { method: "DELETE", url: "Patient/2" } },
       ],
     };
     const text = `${JSON.stringify(bundle)}\n{"resourceType": "Patient"}\n`;
@@ -116,11 +117,12 @@ describe("the mapping stage", () => {
       lines(text, { entity: undefined, bundles: true }),
     );
     expect(result.output[""]).toBe('{"resourceType":"Patient","id":"1","gender":"female"}\n');
-    expect(result.skipped).toEqual({ Encounter: 2 });
+    expect(result.skipped).toEqual({ Encounter: 2, "DELETE request": 1 });
     expect(result.issues.map((i) => [i.line, i.entry, i.severity, i.message])).toEqual([
       [1, 1, "warning", "Encounter/e is left out: the crossmap has no mapping for Encounter"],
       [1, 2, "error", "entry has no resource object"],
       [1, 3, "warning", "Encounter/f is left out: the crossmap has no mapping for Encounter"],
+      [1, 4, "warning", "a DELETE Patient/2 request without a resource: nothing to map, left out"],
       [2, undefined, "error", 'expected a FHIR Bundle, got resourceType "Patient"'],
     ]);
   });

@@ -1,0 +1,49 @@
+// One FHIR Bundle entry as the record to map. Transaction and batch Bundles create resources without an
+// `id`: the entry's `fullUrl` (`urn:uuid:...`) names the resource, and the other entries' references use
+// it. Such a resource is mapped with the id its fullUrl gives, so its rows get their keys and the references
+// to it resolve to the same key (stable-id.ts reads `urn:uuid:X` and `Patient/X` alike). An entry without a
+// resource (a DELETE, a GET, a conditional request) is not a record: it is named and skipped, not failed.
+import type { SourceRecord } from "../crossmap/types.js";
+
+export type EntryRecord =
+  | { resource: SourceRecord }
+  /** An entry that is a request only: the warning that names it. */
+  | { request: string; method: string }
+  | { problem: string };
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+const UUID_URN = /^urn:uuid:([0-9a-fA-F-]{36})$/;
+/** `[base/]Type/id[/_history/v]`: the id of a RESTful fullUrl. */
+const RESTFUL = /(?:^|\/)([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[A-Za-z0-9\-.]{1,64})?$/;
+
+/** The id `fullUrl` gives a resource of type `type`, or undefined. */
+export function idFromFullUrl(fullUrl: unknown, type: unknown): string | undefined {
+  if (typeof fullUrl !== "string") return undefined;
+  const uuid = UUID_URN.exec(fullUrl);
+  if (uuid) return uuid[1];
+  const rest = RESTFUL.exec(fullUrl);
+  return rest && rest[1] === type ? rest[2] : undefined;
+}
+
+export function entryRecord(entry: unknown): EntryRecord {
+  if (!isObject(entry)) return { problem: "entry has no resource object" };
+  const resource = entry.resource;
+  if (isObject(resource)) {
+    if (resource.id === undefined) {
+      const id = idFromFullUrl(entry.fullUrl, resource.resourceType);
+      if (id !== undefined) resource.id = id;
+    }
+    return { resource };
+  }
+  const request = entry.request;
+  if (resource === undefined && isObject(request) && typeof request.method === "string") {
+    const url = typeof request.url === "string" ? ` ${request.url}` : "";
+    return {
+      method: request.method,
+      request: `a ${request.method}${url} request without a resource: nothing to map, left out`,
+    };
+  }
+  return { problem: "entry has no resource object" };
+}
