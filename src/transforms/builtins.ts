@@ -23,6 +23,7 @@ import { dvProportion, openehrElement } from "./openehr-element.js";
 import { dvCodedTextFromCoding, dvDateTime, dvText } from "./openehr-values.js";
 import { quantity } from "./quantity.js";
 import { TransformRegistry } from "./registry.js";
+import { report } from "./report.js";
 import { select } from "./select.js";
 import { integerId } from "./stable-id.js";
 import { valueMap } from "./value-map.js";
@@ -70,6 +71,7 @@ export function builtinTransforms(): TransformRegistry {
     .register("omop_concept_of", omopConceptOf)
     .register("omop_quantity", omopQuantity)
     .register("date_from_parts", dateFromParts)
-    .register("base64", base64);
+    .register("base64", base64)
+    .register("report", report);
   return builtins;
 }

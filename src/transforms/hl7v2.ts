@@ -18,6 +18,9 @@ import {
 } from "./types.js";
 import { isUcum } from "./ucum.js";
 
+/** Whitespace a FHIR code cannot hold: anything but single spaces (the value is trimmed already). */
+const INNER_WHITESPACE = /\s\s|[\t\n\r\f\v]/;
+const WHITESPACE_RUN = /\s+/g;
 const UCUM = "http://unitsofmeasure.org";
 /** The first components of the CWE triplets (identifier, text, coding system): CWE-1..3, 4..6, 10..12. */
 const TRIPLETS = [1, 4, 10];
@@ -417,11 +420,22 @@ function renderer(cfg: Config, unitField: Getter | undefined): Render {
         let unknown: string[] | undefined;
         let local: string[] | undefined;
         let unlisted: string[] | undefined;
+        let reshaped: string[] | undefined;
         // IG CWE[CodeableConcept]: the three triplets (CWE-1..3, 4..6, 10..12) are codings 1..3.
         for (let t = 0; t < 3; t++) {
           const first = TRIPLETS[t] as number;
-          const code = at(c, first);
+          let code = at(c, first);
           if (!code) continue;
+          // FHIR's code holds single spaces only (`[^\s]+( [^\s]+)*`): a padded local code ("CBC  PANEL",
+          // a tab) is written with each run of whitespace as one space, and said so.
+          if (INNER_WHITESPACE.test(code)) {
+            const single = code.replace(WHITESPACE_RUN, " ");
+            reshaped ??= [];
+            reshaped.push(
+              `code "${code}" has whitespace FHIR's code type cannot hold; written as "${single}"`,
+            );
+            code = single;
+          }
           const shown = at(c, first + 1);
           const name = at(c, first + 2);
           let system = name ? systemOf(name) : cfg.default_system;
@@ -449,13 +463,20 @@ function renderer(cfg: Config, unitField: Getter | undefined): Render {
         const text = at(c, 9) || (codings.length === 0 ? at(c, 2) : "");
         const out = cfg.part === "coding" ? codings[0] : nonEmpty({ coding: codings, text });
         if (out === undefined) return out;
-        if (unknown === undefined && local === undefined && unlisted === undefined) return out;
+        if (unknown === undefined && local === undefined && unlisted === undefined) {
+          return reshaped === undefined ? out : degrade(out, "value_normalized", reshaped.join("; "));
+        }
         const why = [
           ...(unknown ?? []).map((u) => `coding system "${u}" has no URI in systems`),
           ...(local ?? []).map((u) => `coding system "${u}" is a local one (HL7 table 0396: L, 99zzz)`),
           ...(unlisted ?? []),
         ];
-        return degrade(out, "unmapped_value", `${why.join("; ")}; coding written without system`);
+        const reshapedToo = reshaped === undefined ? "" : `; ${reshaped.join("; ")}`;
+        return degrade(
+          out,
+          "unmapped_value",
+          `${why.join("; ")}; coding written without system${reshapedToo}`,
+        );
       };
     }
     case "EI":

@@ -1,5 +1,7 @@
 // value_map: a static lookup. Keys match by string form (YAML `8507:` matches 8507 and "8507"); an explicit
 // null means "deliberately unmapped" (left out, no issue); no match and no default is an `unmapped_value` issue.
+// A value with spaces around it that matches no key is looked up without them: fixed-width senders pad
+// codes ("F   " in PID-8), and no key of a map is meant to hold a space at either end.
 import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { freshCopy } from "./fresh-copy.js";
@@ -17,6 +19,12 @@ const config = lazySchema((z) =>
 
 type Config = ConfigOf<typeof config>;
 
+/** Space, tab, CR or LF at `i`. */
+const isSpace = (s: string, i: number): boolean => {
+  const c = s.charCodeAt(i);
+  return c === 32 || c === 9 || c === 10 || c === 13;
+};
+
 export const valueMap: TransformDefinition<Config> = {
   get config() {
     return config();
@@ -31,7 +39,14 @@ export const valueMap: TransformDefinition<Config> = {
     const known = keys.length > 8 ? `${keys.slice(0, 8).join(", ")}, ...` : keys.join(", ");
     return (v) => {
       const key = scalarKey(v);
-      const hit = key === undefined ? undefined : table.get(fold(key));
+      let hit = key === undefined ? undefined : table.get(fold(key));
+      if (
+        hit === undefined &&
+        key !== undefined &&
+        key.length > 0 &&
+        (isSpace(key, 0) || isSpace(key, key.length - 1))
+      )
+        hit = table.get(fold(key.trim()));
       if (hit) return hit();
       if (fallback) return fallback();
       return fail("unmapped_value", `${describeValue(v)} is not in the value map (${known})`);

@@ -110,6 +110,23 @@ describe("hl7v2_field", () => {
     expect(r.out).toEqual({ coding: [{ code: "X1", display: "Thing" }] });
     expect(r.issues[0]).toMatchObject({ code: "unmapped_value", severity: "warning" });
   });
+  it("CWE writes a code's runs of whitespace (a padded local code, a tab) as one space, which FHIR's code allows, and says so", () => {
+    const t = transformer("hl7v2_field", { format: "CWE", systems: { LN: "http://loinc.org" } });
+    expect(t("CBC  PANEL^Blood count^LN")).toEqual({
+      out: { coding: [{ system: "http://loinc.org", code: "CBC PANEL", display: "Blood count" }] },
+      issues: [
+        expect.objectContaining({
+          code: "value_normalized",
+          severity: "warning",
+          message: 'code "CBC  PANEL" has whitespace FHIR\'s code type cannot hold; written as "CBC PANEL"',
+        }),
+      ],
+    });
+    expect(t("WBC\tCOUNT^WBC^L").issues.map((i) => i.message)).toEqual([
+      'coding system "L" has no URI in systems; coding written without system; code "WBC\tCOUNT" has whitespace FHIR\'s code type cannot hold; written as "WBC COUNT"',
+    ]);
+    expect(t("CBC PANEL^Blood count^LN").issues).toEqual([]);
+  });
   it("repetition picks one, or all", () => {
     expect(transformer("hl7v2_field", { format: "ST", repetition: 2 })("a~b").out).toBe("b");
     expect(transformer("hl7v2_field", { format: "ST", repetition: "all" })("a~~b").out).toEqual(["a", "b"]);

@@ -25,6 +25,13 @@ describe("value_map", () => {
       },
     ]);
   });
+  it("looks a value padded with spaces up without them when it matches no key as it is", () => {
+    const g = transformer("value_map", { mapping: { F: "female", " X ": "spaced" } });
+    expect(g("F   ").out).toBe("female");
+    expect(g("\tF\r").out).toBe("female");
+    expect(g(" X ").out).toBe("spaced");
+    expect(codes(g("F F"))).toEqual(["unmapped_value"]);
+  });
   it("uses the default when nothing matches", () => {
     const d = transformer("value_map", { mapping, default: "unknown" });
     expect(d(1).out).toBe("unknown");

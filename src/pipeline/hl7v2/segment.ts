@@ -169,7 +169,8 @@ export function compileSegmentParser(
   names: FieldNames = new Map(),
 ): SegmentParser {
   const { field: fs, repetition: rs, component: cs, subcomponent: ss, escape: es } = d;
-  const leaf = (s: string): string => (s.includes(es) ? unescapeText(s) : s);
+  // HL7's explicit null inside a field (a repetition, component or subcomponent `""`) reads as absent too.
+  const leaf = (s: string): string => (s === HL7_NULL ? "" : s.includes(es) ? unescapeText(s) : s);
   const classes = new Map<string, (parts: string[]) => SegmentRecord>();
 
   // Loops rather than nested map() closures: this is the reader's hottest code.
@@ -195,7 +196,8 @@ export function compileSegmentParser(
   const readerFor =
     (composite: boolean[] | undefined): FieldReader =>
     (text, n) => {
-      if (text.includes(rs) || text.includes(ss) || text.includes(es)) return fieldValue(splitText(text));
+      if (text.includes(rs) || text.includes(ss) || text.includes(es) || text.includes(HL7_NULL))
+        return fieldValue(splitText(text));
       if (!text.includes(cs))
         return composite?.[n - 1] === true ? repetitionNode([[text]], [[[text]]]) : text;
       // Components only, nothing to unescape (most composite fields): one split.
