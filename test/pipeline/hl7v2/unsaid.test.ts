@@ -59,6 +59,19 @@ describe("OBX-5 values the Observation cannot hold", () => {
   });
 });
 
+describe("a message type without its trigger event", () => {
+  it("says MessageHeader.event[x] (1..1) cannot be written", () => {
+    const r = convert("ADT", "PID|1||P1^^^F^MR||A^B");
+    expect(r.of("MessageHeader")[0]?.eventCoding).toBeUndefined();
+    expect(r.issues).toContainEqual([
+      "MSH.9",
+      "missing_value",
+      "error",
+      "MSH-9 has no trigger event (MSH-9.2), so MessageHeader.event[x], which FHIR requires, is not written",
+    ]);
+  });
+});
+
 describe("HL7's explicit null inside a field", () => {
   it('reads a repetition or component `""` as absent, as it reads a whole field `""`', () => {
     const r = convert(
