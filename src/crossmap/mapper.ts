@@ -34,7 +34,15 @@ export interface MapperParts {
 
 const NO_ISSUES: readonly MappingIssue[] = Object.freeze([]);
 
-const isAbsent = (v: unknown): boolean => v === undefined || v === null || v === "";
+/**
+ * Nothing to map: undefined, null, "" or only whitespace ("   " from a fixed-width export), which no
+ * target holds as a value (FHIR strings need a character that is not whitespace).
+ */
+const isAbsent = (v: unknown): boolean =>
+  v === undefined ||
+  v === null ||
+  v === "" ||
+  (typeof v === "string" && v.charCodeAt(0) <= 32 && v.trim() === "");
 
 const isEmptyObject = (v: object): boolean => {
   if (Array.isArray(v)) return v.length === 0;

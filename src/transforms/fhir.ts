@@ -12,7 +12,8 @@ const dateOptions = (z: Zod) => ({
 const optionalText = (get: Getter | undefined, record: Record<string, unknown>): string | undefined => {
   if (!get) return undefined;
   const t = scalarKey(get(record));
-  return t === "" ? undefined : t;
+  // Only whitespace is no text: a FHIR string needs a character that is not whitespace.
+  return t === undefined || t.trim() === "" ? undefined : t;
 };
 
 const ccConfig = lazySchema((z) =>

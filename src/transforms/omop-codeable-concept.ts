@@ -41,7 +41,9 @@ const config = lazySchema((z) =>
     }),
 );
 
-const absent = (v: unknown): boolean => v === undefined || v === null || v === "";
+/** As the mapper's: only whitespace ("   " from a fixed-width export) is no value either. */
+const absent = (v: unknown): boolean =>
+  v === undefined || v === null || v === "" || (typeof v === "string" && v.trim() === "");
 
 /** The first getter's value that is present. */
 function firstPresent(getters: Getter[]): Getter {
@@ -92,7 +94,7 @@ export const omopCodeableConcept: TransformDefinition<ConfigOf<typeof config>> =
         sourceId = 0;
       }
       const sv = sourceValue ? scalarKey(sourceValue(record)) : undefined;
-      if (sv !== undefined && sv !== "") {
+      if (sv !== undefined && sv.trim() !== "") {
         const code = asCode(sv);
         if (code === undefined) text = sv;
         else {

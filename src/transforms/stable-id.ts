@@ -82,6 +82,17 @@ export const integerId: TransformDefinition<ConfigOf<typeof config>> = {
     const prefixes = cfg.prefix === undefined ? [] : [cfg.prefix].flat();
     return (v) => {
       const s = scalarKey(v);
+      // References that name no id in the data: a hash of their text would be a key no row has.
+      if (s !== undefined && s.charCodeAt(0) === 35)
+        return fail(
+          "invalid_value",
+          `${describeValue(v)} refers to a contained resource, which has no id of its own; it is not written`,
+        );
+      if (s !== undefined && s.includes("?"))
+        return fail(
+          "invalid_value",
+          `${describeValue(v)} is a conditional reference (a FHIR server resolves it by search); it names no id in the data and is not written`,
+        );
       const n = s === undefined ? undefined : integerOf(s, prefixes, bits);
       return n ?? fail("invalid_value", `${describeValue(v)} is not an id or a reference`);
     };

@@ -22,6 +22,14 @@ describe("field default", () => {
   it("fills an absent source, without a missing_required issue", () => {
     expect(map({})).toEqual({ value: { concept_id: 0 }, issues: [] });
   });
+  it("takes a value of spaces only (a fixed-width export's) as absent, and is not fooled by one that has text", () => {
+    expect(map({ code: "  \t" })).toEqual({ value: { concept_id: 0 }, issues: [] });
+    expect(parseCrossmap(doc).mapper("e").map({ code: "a", other: " " }, 1)).toEqual({
+      value: { concept_id: 1 },
+      issues: [],
+    });
+    expect(map({ code: " b " }).value).toEqual({ concept_id: 2 });
+  });
   it("fills a deliberately unmapped value (explicit null in the value map) silently", () => {
     expect(map({ code: "x" })).toEqual({ value: { concept_id: 0 }, issues: [] });
   });

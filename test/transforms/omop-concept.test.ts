@@ -65,6 +65,12 @@ describe("omop_codeable_concept", () => {
       issues: [],
     });
   });
+  it("takes a source value of spaces only (a fixed-width export's) as none: no text FHIR would refuse", () => {
+    expect(transformer("omop_codeable_concept", forward)("201826", { sv: "   ", sc: " " })).toEqual({
+      out: { coding: [{ system: OHDSI, code: "201826" }] },
+      issues: [],
+    });
+  });
   it("with a vocabulary: the standard code first, the source code in the source concept's system", () => {
     expect(transformer("omop_codeable_concept", forward, { vocabulary: bridge })("201826", row).out).toEqual({
       extension: [

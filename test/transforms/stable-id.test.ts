@@ -13,6 +13,18 @@ describe("integer_id", () => {
     expect(t(`Patient/${UUID}`).out).toBe(id);
     expect(t(`http://example.org/fhir/Patient/${UUID}/_history/3`).out).toBe(id);
   });
+  it("refuses a contained or a conditional reference, which names no id in the data, instead of hashing it", () => {
+    expect(t("#pat").issues.map((i) => [i.code, i.message])).toEqual([
+      [
+        "invalid_value",
+        '"#pat" refers to a contained resource, which has no id of its own; it is not written',
+      ],
+    ]);
+    expect(t("Patient?identifier=http://hosp|MRN1").issues.map((i) => i.message)).toEqual([
+      '"Patient?identifier=http://hosp|MRN1" is a conditional reference (a FHIR server resolves it by search); it names no id in the data and is not written',
+    ]);
+    expect(t("#pat").out).toBeUndefined();
+  });
   it("is a pinned function of the id (SHA-256, first 8 bytes, mod 2^bits-1, plus 1), 63 bits by default", () => {
     expect(t(UUID).out).toBe(stableInteger(UUID));
     expect(stableInteger("abc")).toBe(4213142463398924268n);
