@@ -39,7 +39,8 @@ export async function dbInit(url: string, flags: { vocabDir?: string; quiet?: bo
 
 export async function dbFinish(url: string, flags: { quiet?: boolean }): Promise<number> {
   const { finishDatabase, formatFinish, violationsError } = await import("../sinks/cdm/finish.js");
-  const client = await openDatabase(url);
+  // Only `db init` makes a database; finishing one that is not there would leave an empty file behind.
+  const client = await openDatabase(url, { create: false });
   try {
     const report = await finishDatabase(client);
     if (!flags.quiet) for (const line of formatFinish(client, report)) process.stderr.write(`${line}\n`);

@@ -46,9 +46,10 @@ export async function cdmTarget(
     const output: OutputTarget = {
       kind: "sink",
       byEntity: true,
-      // Opened with the run's other outputs, before any record is read or worker started.
+      // Opened with the run's other outputs, before any record is read or worker started; only `db init`
+      // makes a database, so a DuckDB file that is not there is refused, not left behind empty.
       open: async (report: (issue: RunIssue) => Promise<void>) => {
-        const client = await openDatabase(url);
+        const client = await openDatabase(url, { create: false });
         where = client.display;
         opened = true;
         const sink = await openDbSink({ client, ids: flags.ids, report, notice }).catch(async (err) => {

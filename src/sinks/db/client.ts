@@ -1,5 +1,6 @@
 // The database connection layer every `--db` command shares: one small SqlClient over PostgreSQL (node-postgres),
 // PGlite (PostgreSQL in WebAssembly, for tests) and DuckDB, opened from the URL forms `crossmap` accepts.
+import { existsSync } from "node:fs";
 import { AppError } from "../../errors.js";
 import { type DatabaseAddress, parseDatabaseUrl } from "./url.js";
 
@@ -41,20 +42,43 @@ export interface SqlClient {
   close(): Promise<void>;
 }
 
+export interface OpenOptions {
+  /**
+   * Whether a DuckDB file or PGlite directory that is not there is made (default true: `db init`, tests).
+   * False for the commands that load, finish or check a CDM database: they refuse it in one line instead of
+   * leaving an empty database behind.
+   */
+  create?: boolean;
+}
+
 /**
  * Opens a database from a URL: `postgresql://user:pass@host:port/db` (or `postgres://`), a path ending in
  * `.duckdb`, `duckdb:PATH` (`duckdb:memory` for an in-memory one), `pglite:DIR` or `pglite:memory`; each
- * may end in `?schema=NAME`. A failure to connect is an AppError (status 400: the CLI exits 2) naming the
- * database without its password.
+ * may end in `?schema=NAME`. A failure to connect, or with `create: false` a file or directory that is not
+ * there, is an AppError (status 400: the CLI exits 2) naming the database without its password.
  */
-export async function openDatabase(url: string): Promise<SqlClient> {
+export async function openDatabase(url: string, options: OpenOptions = {}): Promise<SqlClient> {
   const address = parseDatabaseUrl(url);
+  if (options.create === false) refuseMissing(address);
   try {
     return await open(address);
   } catch (err) {
     if (err instanceof AppError) throw err;
     throw new AppError(400, "db_connection", `cannot open ${address.display}: ${reason(err)}`);
   }
+}
+
+/** Throws when the address is a DuckDB file or PGlite directory that does not exist (opening would make it). */
+function refuseMissing(address: DatabaseAddress): void {
+  const path =
+    address.kind === "duckdb" ? address.path : address.kind === "pglite" ? address.dataDir : undefined;
+  if (path === undefined || path === ":memory:" || existsSync(path)) return;
+  const what = address.kind === "duckdb" ? "file" : "directory";
+  throw new AppError(
+    400,
+    "db_missing",
+    `${address.display}: no such ${what}, so no CDM tables; create them with \`crossmap db init\``,
+  );
 }
 
 async function open(address: DatabaseAddress): Promise<SqlClient> {

@@ -1,7 +1,7 @@
 // What a user sees when a load cannot go on (issue 28 item 7): one line and exit 2 for a database that
 // cannot be reached, a schema without the CDM tables, a batch the database refuses (rolled back, the rows
 // committed before it named); and `db finish` naming every constraint the data breaks.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,14 +43,24 @@ describe("map --db and db finish when things go wrong", () => {
     });
   });
 
-  it("says a schema has no CDM tables and how to make them, exit 2", () => {
+  it("says a schema has no CDM tables and how to make them, exit 2", async () => {
     const url = join(temp, "empty.duckdb");
+    await (await openDatabase(url)).close();
     expect(map(url, ndjson("p.ndjson", patient("a")))).toEqual({
       code: 2,
       lines: [
         `crossmap: ${url}: schema main has no CDM tables (no table person); create them with \`crossmap db init\``,
       ],
     });
+  });
+
+  it("says a DuckDB file is not there and how to make it, exit 2, and leaves no file behind", () => {
+    const url = join(temp, "absent.duckdb");
+    expect(map(url, ndjson("p.ndjson", patient("a")))).toEqual({
+      code: 2,
+      lines: [`crossmap: ${url}: no such file, so no CDM tables; create them with \`crossmap db init\``],
+    });
+    expect(existsSync(url)).toBe(false);
   });
 
   it("refuses a registry table of the earlier one-row-per-id form in one line, exit 2", async () => {
@@ -131,6 +141,15 @@ describe("map --db and db finish when things go wrong", () => {
     } finally {
       await db.close();
     }
+  });
+
+  it("db finish on a DuckDB file that is not there: one line, exit 2, no file made", () => {
+    const url = join(temp, "absent-finish.duckdb");
+    expect(cliProcess("db", "finish", url)).toEqual({
+      code: 2,
+      lines: [`crossmap: ${url}: no such file, so no CDM tables; create them with \`crossmap db init\``],
+    });
+    expect(existsSync(url)).toBe(false);
   });
 
   it("db finish names each foreign key the rows break, applies none of those, exit 2", () => {

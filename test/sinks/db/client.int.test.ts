@@ -1,6 +1,6 @@
 // The SqlClient contract, run against every database it opens: PGlite in process, PostgreSQL over the wire
 // (PGlite served on a socket, and Debian's PostgreSQL where installed) and DuckDB.
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -167,5 +167,28 @@ describe("openDatabase", () => {
     await expect(openDatabase("cdm.duckdb?schema=a-b")).rejects.toThrow(
       'database cdm.duckdb?schema=a-b: schema "a-b" is not a plain SQL name (letters, digits, _)',
     );
+  });
+
+  it("with create: false refuses a DuckDB file or PGlite directory that is not there, and makes none", async () => {
+    const file = join(temp, "absent.duckdb");
+    await expect(openDatabase(file, { create: false })).rejects.toThrow(
+      `${file}: no such file, so no CDM tables; create them with \`crossmap db init\``,
+    );
+    const dir = join(temp, "absent-pglite");
+    await expect(openDatabase(`pglite:${dir}`, { create: false })).rejects.toThrow(
+      `pglite:${dir}: no such directory, so no CDM tables; create them with \`crossmap db init\``,
+    );
+    expect([existsSync(file), existsSync(dir)]).toEqual([false, false]);
+    const memory = await openDatabase("duckdb:memory", { create: false });
+    await memory.close();
+  });
+
+  it("makes a DuckDB file that is not there by default (db init), and opens it again with create: false", async () => {
+    const file = join(temp, "made.duckdb");
+    await (await openDatabase(file)).close();
+    expect(existsSync(file)).toBe(true);
+    const again = await openDatabase(file, { create: false });
+    expect(await again.query("SELECT 1 AS one")).toEqual([{ one: 1 }]);
+    await again.close();
   });
 });
