@@ -3,7 +3,7 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { dqdJson } from "../dq/json.js";
-import { runDataQuality } from "../dq/run.js";
+import { runDataQuality, selectsAnyCheck } from "../dq/run.js";
 import { formatReport } from "../dq/summary.js";
 import { AppError } from "../errors.js";
 import { openDatabase } from "../sinks/db/client.js";
@@ -56,13 +56,20 @@ export function registerDq(program: Command): void {
           `--severities: unknown severity ${badSeverity} (${SEVERITIES.join(", ")})`,
         );
       }
-      const client = await openDatabase(url);
+      const selection = {
+        ...(levels ? { levels: levels as (typeof LEVELS)[number][] } : {}),
+        ...(flags.severities ? { severities: flags.severities } : {}),
+        ...(flags.checks ? { names: flags.checks } : {}),
+      };
+      if (!selectsAnyCheck(selection)) {
+        throw new AppError(400, "usage", "no checks match --checks, --levels and --severities");
+      }
+      // Checking reads a database; one that is not there is refused, not made (only `db init` makes one).
+      const client = await openDatabase(url, { create: false });
       const tty = !flags.quiet && process.stderr.isTTY;
       try {
         const run = await runDataQuality(client, {
-          ...(levels ? { levels: levels as (typeof LEVELS)[number][] } : {}),
-          ...(flags.severities ? { severities: flags.severities } : {}),
-          ...(flags.checks ? { names: flags.checks } : {}),
+          ...selection,
           ...(flags.vocabSchema ? { vocabSchema: flags.vocabSchema } : {}),
           ...(tty
             ? {
@@ -73,9 +80,6 @@ export function registerDq(program: Command): void {
               }
             : {}),
         });
-        if (run.CheckResults.length === 0) {
-          throw new AppError(400, "usage", "no checks match --checks, --levels and --severities");
-        }
         process.stdout.write(`${formatReport(run, client.display).join("\n")}\n`);
         if (flags.json) await writeFile(flags.json, `${dqdJson(run)}\n`);
         const bad = run.CheckResults.some((r) => r.failed === 1 || r.isError === 1);

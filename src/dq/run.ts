@@ -1,5 +1,6 @@
 // `crossmap dq`'s work: every DQD check rendered for the database's dialect, run one by one, judged against
 // its threshold, and summarised as DQD does (the Overview and CheckResults of its JSON).
+import { checkCdmSchema } from "../sinks/cdm/schema-state.js";
 import { type Dialect, qualified, quoteIdent, type SqlClient, type SqlValue } from "../sinks/db/client.js";
 import { type CheckInstance, type CheckSelection, listChecks } from "./checks.js";
 import { type DqdDefinitions, loadDefinitions } from "./definitions.js";
@@ -28,8 +29,13 @@ export interface DqOptions extends CheckSelection {
   onProgress?: (done: number, total: number) => void;
 }
 
+/**
+ * Runs the selected checks. A schema without the CDM tables is refused first, in one line (`map --db`'s
+ * check): every query would fail, and the report would count thousands of errors that say nothing.
+ */
 export async function runDataQuality(client: SqlClient, options: DqOptions = {}): Promise<DqRun> {
   const started = new Date();
+  await checkCdmSchema(client);
   const defs = loadDefinitions();
   const schemas = { cdm: sqlName(client.schema), vocab: sqlName(options.vocabSchema ?? client.schema) };
   const checks = listChecks(defs, schemas, options);
@@ -54,6 +60,11 @@ export async function runDataQuality(client: SqlClient, options: DqOptions = {})
     Metadata: [metadata],
     Overview: summarize(results),
   };
+}
+
+/** Whether a selection keeps any check; it does not depend on the database, so it can be asked before opening one. */
+export function selectsAnyCheck(selection: CheckSelection): boolean {
+  return listChecks(loadDefinitions(), { cdm: "cdm", vocab: "cdm" }, selection).length > 0;
 }
 
 /** A check's query for `dialect`, with the parameters DQD gives it (no cohort). */

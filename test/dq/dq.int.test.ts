@@ -1,6 +1,6 @@
 // `crossmap dq` as a user runs it, on PGlite, DuckDB and (where installed) a real PostgreSQL server, each
 // holding the official CDM tables with rows that break exactly the checks the test names.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -203,5 +203,29 @@ describe("crossmap dq usage", () => {
     const down = await runCli(["dq", "postgresql://nobody@127.0.0.1:1/cdm"]);
     expect(down.code).toBe(2);
     expect(down.stderr).toMatch(/^crossmap: cannot open postgresql:\/\/nobody@127\.0\.0\.1:1\/cdm: /);
+  });
+
+  it("refuses a DuckDB file that is not there in one line, exit 2, and makes no file", async () => {
+    const file = join(temp, "missing.duckdb");
+    const r = await runCli(["dq", file]);
+    expect(r).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `crossmap: ${file}: no such file, so no CDM tables; create them with \`crossmap db init\`\n`,
+    });
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it("refuses a schema without the CDM tables in one line, exit 2, as map --db does", async () => {
+    const file = join(temp, "no-schema.duckdb");
+    const client = await openDatabase(file);
+    await createCdmTables(client);
+    await client.close();
+    const r = await runCli(["dq", `${file}?schema=nope`]);
+    expect(r).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `crossmap: ${file}?schema=nope: schema nope has no CDM tables (no table person); create them with \`crossmap db init\`\n`,
+    });
   });
 });
