@@ -42,7 +42,7 @@ export function registerDq(program: Command): void {
     .option("--levels <levels>", "only these check levels: TABLE, FIELD, CONCEPT (comma-separated)", list)
     .option("--severities <names>", "only these severities: fatal, convention, characterization", list)
     .option("--vocab-schema <name>", "schema of the vocabulary tables (default: the CDM schema)")
-    .option("--quiet", "no progress line")
+    .option("-q, --quiet", "no progress line")
     .action(async (url: string, flags: DqFlags) => {
       const levels = flags.levels?.map((l) => l.toUpperCase());
       const badLevel = levels?.find((l) => !(LEVELS as readonly string[]).includes(l));

@@ -216,6 +216,17 @@ describe("crossmap dq usage", () => {
     expect(existsSync(file)).toBe(false);
   });
 
+  it("takes -q for --quiet, as map and db init do", async () => {
+    const help = await runCli(["dq", "--help"]);
+    expect(help.stdout).toMatch(/^ {2}-q, --quiet {2,}no progress line$/m);
+    const file = join(temp, "quiet.duckdb");
+    const r = await runCli(["dq", "-q", file]);
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      `crossmap: ${file}: no such file, so no CDM tables; create them with \`crossmap db init\`\n`,
+    ]);
+  });
+
   it("refuses a schema without the CDM tables in one line, exit 2, as map --db does", async () => {
     const file = join(temp, "no-schema.duckdb");
     const client = await openDatabase(file);
