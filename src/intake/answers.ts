@@ -5,8 +5,17 @@ import type { Outcome } from "./convert.js";
 import type { Header } from "./header.js";
 import type { Refusal, Refused } from "./verdict.js";
 
-/** Original mode when both MSH-15 and MSH-16 are empty; otherwise enhanced. */
-export const enhanced = (h: Header): boolean => h.acceptAck !== "" || h.appAck !== "";
+/** HL7 table 0155, the acknowledgment conditions MSH-15 and MSH-16 may name; "" (not given) as well. */
+const CONDITIONS = new Set(["", "AL", "NE", "ER", "SU"]);
+export const isAckCondition = (value: string): boolean => CONDITIONS.has(value);
+
+/**
+ * Enhanced mode when MSH-15 or MSH-16 is set; original mode when both are empty, and also when either is
+ * not an acknowledgment condition: such a message is refused (verdict.ts), and since it does not say which
+ * answers it wants, it gets the one answer of original mode rather than none.
+ */
+export const enhanced = (h: Header): boolean =>
+  (h.acceptAck !== "" || h.appAck !== "") && isAckCondition(h.acceptAck) && isAckCondition(h.appAck);
 
 /** Whether an acknowledgment condition (table 0155) asks for an answer with this outcome; "" is NE. */
 export const asks = (condition: string, positive: boolean): boolean =>

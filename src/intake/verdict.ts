@@ -3,6 +3,7 @@
 // lists the same rules for senders.
 import { SEGMENT_ID } from "../pipeline/hl7v2/segment.js";
 import { splitMessages } from "../pipeline/hl7v2/split.js";
+import { isAckCondition } from "./answers.js";
 import { decodeFrame, type ErrorCode, type Header, headerOf, type OrderBy, orderKeys } from "./header.js";
 
 export interface Refusal {
@@ -25,8 +26,6 @@ export type Verdict =
   | { kind: "keep"; header: Header; text: string; keys: string[] }
   | Refused
   | { kind: "ignore"; header: Header; reason: string };
-
-const ACK_TYPES = new Set(["", "AL", "NE", "ER", "SU"]);
 
 export function judge(bytes: Buffer, orderBy: OrderBy): Verdict {
   const decoded = decodeFrame(bytes);
@@ -82,7 +81,7 @@ export function judge(bytes: Buffer, orderBy: OrderBy): Verdict {
     [15, header.acceptAck],
     [16, header.appAck],
   ] as const) {
-    if (!ACK_TYPES.has(value)) {
+    if (!isAckCondition(value)) {
       return error({
         code: "103",
         location: `MSH^1^${n}`,

@@ -151,6 +151,30 @@ describe("crossmap listen --mllp", () => {
     c.close();
   });
 
+  it("answers a message whose MSH-15 or MSH-16 is not an acknowledgment type with AE, in original mode", async () => {
+    const c = await RawClient.connect(listener.port);
+    const ack = (id: string, n: number, value: string) =>
+      `MSH|^~\\&|CROSSMAP|HOSP|LAB|HOSP|<time>||ACK^A08^ACK|<id>|P|2.5.1\rMSA|AE|${id}\r` +
+      `ERR||MSH^1^${n}|103^Table value not found^HL70357|E|||MSH-${n} "${value}" is not an acknowledgment type (AL, NE, ER or SU)\r`;
+    const refused = [
+      adtA08("MODE-15", "P1", "|||XX"),
+      adtA08("MODE-16", "P1", "||||YY"),
+      adtA08("MODE-AL-16", "P1", "|||AL|YY"),
+    ];
+    // One after the other on one connection, each answered before the next is sent (as a sender does).
+    expect(steady((await c.send(refused[0] as string)) ?? "")).toBe(ack("MODE-15", 15, "XX"));
+    expect(steady((await c.send(refused[1] as string)) ?? "")).toBe(ack("MODE-16", 16, "YY"));
+    expect(steady((await c.send(refused[2] as string)) ?? "")).toBe(ack("MODE-AL-16", 16, "YY"));
+    // Not kept: the connection goes on, and the next message of the same patient (which would be converted
+    // after them) is the only one written.
+    expect(steady((await c.send(adtA08("MODE-OK"))) ?? "")).toContain("\rMSA|AA|MODE-OK\r");
+    c.close();
+    const written = (text: string) =>
+      linesOf(out, "bundles").some((l) => l.startsWith(`{"resourceType":"Bundle","id":"${bundleId(text)}"`));
+    await until(() => written(adtA08("MODE-OK")), 60_000, "MODE-OK written");
+    expect(refused.filter(written)).toEqual([]);
+  });
+
   it("closes a slowloris connection after the frame timeout, while other connections are answered", async () => {
     const slow = await RawClient.connect(listener.port);
     const bytes = Buffer.concat([Buffer.of(0x0b), Buffer.from(adtA08("SLOW-1"))]);
@@ -228,7 +252,7 @@ describe("crossmap listen --mllp", () => {
       outside_frame: 1,
       too_large: 1,
       unended: 1,
-      rule: 1,
+      rule: 4,
       unreadable: 1,
       frame_timeout: 1,
     });
