@@ -74,7 +74,7 @@ export function judge(bytes: Buffer, orderBy: OrderBy): Verdict {
     return error({
       code: "203",
       location: "MSH^1^12",
-      text: `MSH-12 version "${header.version}" is not supported: HL7 v2 (2.x) messages are`,
+      text: `MSH-12 version "${header.version}" is not supported: only HL7 v2 messages are accepted (MSH-12 2.x, such as 2.3.1 or 2.5.1)`,
     });
   }
   for (const [n, value] of [

@@ -144,6 +144,11 @@ describe("crossmap listen --mllp", () => {
       "MSH|^~\\&|CROSSMAP|HOSP|LAB|HOSP|<time>||ACK^A08^ACK|<id>|P|2.5.1\rMSA|AE|\r" +
         "ERR||MSH^1^10|101^Required field missing^HL70357|E|||MSH-10 (message control id) is empty: it is what recognises a resend\r",
     );
+    expect(steady((await c.send(adtA08("V3").replace("|2.5.1\r", "|3.0\r"))) ?? "")).toBe(
+      "MSH|^~\\&|CROSSMAP|HOSP|LAB|HOSP|<time>||ACK^A08^ACK|<id>|P|3.0\rMSA|AE|V3\r" +
+        'ERR||MSH^1^12|203^Unsupported version id^HL70357|E|||MSH-12 version "3.0" is not supported: ' +
+        "only HL7 v2 messages are accepted (MSH-12 2.x, such as 2.3.1 or 2.5.1)\r",
+    );
     expect(steady((await c.send(`${adtA08("BAD-SEG")}ZZ|x\r`)) ?? "")).toBe(
       "MSH|^~\\&|CROSSMAP|HOSP|LAB|HOSP|<time>||ACK^A08^ACK|<id>|P|2.5.1\rMSA|AR|BAD-SEG\r" +
         'ERR|||100^Segment sequence error^HL70357|E|||segment 4: "ZZ\\F\\x" is not a segment: expected a 3-character id and "\\F\\"\r',
@@ -252,7 +257,7 @@ describe("crossmap listen --mllp", () => {
       outside_frame: 1,
       too_large: 1,
       unended: 1,
-      rule: 4,
+      rule: 5,
       unreadable: 1,
       frame_timeout: 1,
     });

@@ -79,7 +79,7 @@ describe("judge: what the listener does with a frame", () => {
       {
         code: "203",
         location: "MSH^1^12",
-        text: 'MSH-12 version "3.0" is not supported: HL7 v2 (2.x) messages are',
+        text: 'MSH-12 version "3.0" is not supported: only HL7 v2 messages are accepted (MSH-12 2.x, such as 2.3.1 or 2.5.1)',
       },
     ]);
     expect(refusal(judge(bytes(ADT.replace("|2.5.1", "|2.5.1|||XX")), "patient"))).toEqual([
