@@ -21,7 +21,10 @@ export interface Header {
   charset: "utf-8" | "latin1";
 }
 
-/** MSH-18 values read as Latin-1; anything else but these and UTF-8 (or empty) is refused. */
+/**
+ * MSH-18 values read as Latin-1, and as UTF-8 (ASCII being a subset of it); anything else is refused.
+ * docs/mllp.md lists the same.
+ */
 const LATIN1 = new Set(["8859/1", "ISO-8859-1", "ISO8859-1"]);
 const UTF8 = new Set(["", "UNICODE UTF-8", "UTF-8", "ASCII", "UNICODE"]);
 
@@ -77,7 +80,7 @@ export function decodeFrame(bytes: Buffer): Decoded {
   }
   if (!UTF8.has(charset)) {
     return {
-      problem: `MSH-18 character set "${charset}" is not supported (UTF-8 and 8859/1 are)`,
+      problem: `MSH-18 character set "${charset}" is not supported (UTF-8, ASCII and 8859/1 are)`,
       code: "102",
       header,
     };

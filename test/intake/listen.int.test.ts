@@ -180,6 +180,14 @@ describe("crossmap listen --mllp", () => {
     expect(refused.filter(written)).toEqual([]);
   });
 
+  it("reads MSH-18 ASCII as UTF-8 and acknowledges it AA", async () => {
+    const c = await RawClient.connect(listener.port);
+    expect(steady((await c.send(adtA08("ASCII-1", "P1", "||||||ASCII"))) ?? "")).toBe(
+      "MSH|^~\\&|CROSSMAP|HOSP|LAB|HOSP|<time>||ACK^A08^ACK|<id>|P|2.5.1\rMSA|AA|ASCII-1\r",
+    );
+    c.close();
+  });
+
   it("closes a slowloris connection after the frame timeout, while other connections are answered", async () => {
     const slow = await RawClient.connect(listener.port);
     const bytes = Buffer.concat([Buffer.of(0x0b), Buffer.from(adtA08("SLOW-1"))]);

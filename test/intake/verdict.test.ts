@@ -61,6 +61,18 @@ describe("judge: what the listener does with a frame", () => {
     expect(v.kind === "keep" && [v.header.charset, v.text.includes("MÜLLER^JÖRG")]).toEqual(["latin1", true]);
   });
 
+  it("reads a message in ASCII as UTF-8, and refuses a character set it does not know (AR)", () => {
+    const ascii = judge(bytes(ADT.replace("|2.5.1\r", "|2.5.1||||||ascii\r")), "patient");
+    expect(ascii.kind === "keep" && [ascii.header.charset, ascii.text]).toEqual([
+      "utf-8",
+      ADT.replace("|2.5.1\r", "|2.5.1||||||ascii\r"),
+    ]);
+    expect(refusal(judge(bytes(ADT.replace("|2.5.1\r", "|2.5.1||||||8859/15\r")), "patient"))).toEqual([
+      "reject",
+      { code: "102", text: 'MSH-18 character set "8859/15" is not supported (UTF-8, ASCII and 8859/1 are)' },
+    ]);
+  });
+
   it("refuses what breaks a rule (AE): no MSH-10, no MSH-9, not version 2, a bad MSH-15, two messages", () => {
     expect(refusal(judge(bytes(ADT.replace("|MSG1|", "||")), "patient"))).toEqual([
       "error",
