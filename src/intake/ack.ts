@@ -57,8 +57,9 @@ export interface AckOptions {
 
 /**
  * The acknowledgment of `header`'s message (or of a frame without a readable MSH), in the message's own
- * delimiters so that its MSH fields are copied as written. Versions before 2.5 read the error from MSA-3
- * and ERR-1; 2.5 and later from ERR-2, ERR-3, ERR-4 and ERR-7 (MSA-3 and ERR-1 are deprecated there).
+ * delimiters so that its MSH fields are copied as written, with MSH-18 `8859/1` when it is in Latin-1.
+ * Versions before 2.5 read the error from MSA-3 and ERR-1; 2.5 and later from ERR-2, ERR-3, ERR-4 and
+ * ERR-7 (MSA-3 and ERR-1 are deprecated there).
  */
 export function buildAck(header: Header | undefined, code: AckCode, options: AckOptions): string {
   const d = header?.delimiters ?? DEFAULT_DELIMITERS;
@@ -81,12 +82,15 @@ export function buildAck(header: Header | undefined, code: AckCode, options: Ack
     escapeText(options.controlId, d),
     f[11] || "P",
     version,
-  ].join(d.field);
+  ];
+  // MSH-18 names the character set when it is not the default: an answer in Latin-1 (to a message in
+  // 8859/1, however its MSH-18 spelt it) says so in HL7 table 0211's code; one in UTF-8 leaves it empty.
+  if (header?.charset === "latin1") msh.push("", "", "", "", "", "8859/1");
   const errors = options.errors ?? [];
   const first = errors[0];
   const msa = ["MSA", code, header?.controlId ?? ""];
   if (old && first) msa.push(escapeText(first.text, d));
-  const segments = [msh, msa.join(d.field)];
+  const segments = [msh.join(d.field), msa.join(d.field)];
   for (const e of errors) {
     const name = `${e.code}${d.component}${ERROR_NAMES[e.code]}${d.component}HL70357`;
     if (old) {

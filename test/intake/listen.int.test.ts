@@ -188,6 +188,19 @@ describe("crossmap listen --mllp", () => {
     c.close();
   });
 
+  it("answers a message in 8859/1 in Latin-1, naming 8859/1 in the ACK's MSH-18", async () => {
+    const c = await RawClient.connect(listener.port);
+    // A sending facility with a character outside ASCII, which the ACK copies into MSH-6.
+    const text = adtA08("LATIN-1", "P1", "||||||8859/1").replace("|LAB|HOSP|", "|LAB|MÜNCHEN|");
+    c.write(frame(Buffer.from(text, "latin1")));
+    const answer = await c.nextBytes();
+    c.close();
+    // Read as Latin-1, the bytes give this text only if they were written in Latin-1 (Ü is 0xDC, not C3 9C).
+    expect(steady(answer?.toString("latin1") ?? "")).toBe(
+      "MSH|^~\\&|CROSSMAP|HOSP|LAB|MÜNCHEN|<time>||ACK^A08^ACK|<id>|P|2.5.1||||||8859/1\rMSA|AA|LATIN-1\r",
+    );
+  });
+
   it("closes a slowloris connection after the frame timeout, while other connections are answered", async () => {
     const slow = await RawClient.connect(listener.port);
     const bytes = Buffer.concat([Buffer.of(0x0b), Buffer.from(adtA08("SLOW-1"))]);

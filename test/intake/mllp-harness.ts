@@ -100,7 +100,7 @@ export async function metricsOf(l: Listener): Promise<Record<string, unknown>> {
 /** A raw MLLP connection: frames out, frames in, and when it was closed. */
 export class RawClient {
   private buffer = Buffer.alloc(0);
-  private readonly frames: string[] = [];
+  private readonly frames: Buffer[] = [];
   private waiter: (() => void) | undefined;
   readonly closed: Promise<void>;
   isClosed = false;
@@ -111,7 +111,7 @@ export class RawClient {
       for (;;) {
         const end = this.buffer.indexOf(Buffer.of(0x1c, 0x0d));
         if (end < 0) break;
-        this.frames.push(this.buffer.subarray(1, end).toString("utf8"));
+        this.frames.push(this.buffer.subarray(1, end));
         this.buffer = this.buffer.subarray(end + 2);
       }
       this.waiter?.();
@@ -139,8 +139,13 @@ export class RawClient {
     this.socket.write(bytes);
   }
 
-  /** The next answer (frame content), or undefined when the connection closes first. */
+  /** The next answer (frame content, read as UTF-8), or undefined when the connection closes first. */
   async next(ms = 60_000): Promise<string | undefined> {
+    return (await this.nextBytes(ms))?.toString("utf8");
+  }
+
+  /** The next answer's bytes (frame content), or undefined when the connection closes first. */
+  async nextBytes(ms = 60_000): Promise<Buffer | undefined> {
     const end = Date.now() + ms;
     while (this.frames.length === 0 && !this.isClosed) {
       if (Date.now() > end) throw new Error("no answer in time");

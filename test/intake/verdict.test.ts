@@ -145,6 +145,15 @@ describe("buildAck", () => {
     );
   });
 
+  it("names 8859/1 in MSH-18 when it answers a message in Latin-1 (however its MSH-18 spelt it)", () => {
+    const latin = judge(bytes(ADT.replace("|2.5.1\r", "|2.5.1||||||iso-8859-1\r"), "latin1"), "patient");
+    if (latin.kind !== "keep") throw new Error("not kept");
+    expect(buildAck(latin.header, "AA", { controlId: "CM5", time })).toBe(
+      "MSH|^~\\&|EHR|HOSP|ADTApp|GHH^1.2.3^ISO|20240501123456.789+0000||ACK^A08^ACK|CM5|P|2.5.1||||||8859/1\r" +
+        "MSA|AA|MSG1\r",
+    );
+  });
+
   it("answers a frame without a readable MSH with an AR of its own", () => {
     expect(
       buildAck(undefined, "AR", { controlId: "CM4", time, errors: [{ code: "100", text: "no MSH" }] }),
