@@ -10,7 +10,7 @@ export interface CsvRow {
   /** Text offsets of the row in the whole input, [start, end): UTF-8 faults are matched to rows by them. */
   start: number;
   end: number;
-  problem?: { code: "unterminated_quote" | "record_too_large"; message: string };
+  problem?: { code: "unterminated_quote" | "record_too_large" | "cut_short"; message: string };
 }
 
 export interface CsvRowsOptions {

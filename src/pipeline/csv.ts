@@ -14,6 +14,11 @@ export interface CsvBatchOptions {
   /** Rows longer than this (in characters) are issues, not records. */
   maxRecordChars: number;
   limitLabel: string;
+  /**
+   * Asked once the input has ended: true when it ended in an error (corrupt gzip, a read error). Its last
+   * row, if no line end closed it, may be cut short ("1,8507,19" of "1,8507,1970"): it is an issue.
+   */
+  failed?: () => boolean;
 }
 
 const INTEGER = /^-?(?:0|[1-9]\d*)$/;
@@ -137,7 +142,18 @@ export async function* csvBatches(
     for (const batch of ready.splice(0)) yield { kind: "records", file, entity, records: batch };
   }
   const rest = take(utf8.decode(new Uint8Array(0), true));
-  for (const row of [...rows.push(rest), ...rows.end()]) add(row);
+  for (const row of rows.push(rest)) add(row);
+  const cut = options.failed?.() === true;
+  for (const row of rows.end()) {
+    if (cut && row.problem === undefined) {
+      row.problem = {
+        code: "cut_short",
+        message:
+          "the input ended in an error inside this row (no line end closed it): it may be cut short, so it is not read",
+      };
+    }
+    add(row);
+  }
   for (const batch of ready.splice(0)) yield { kind: "records", file, entity, records: batch };
   if (records.length > 0) yield { kind: "records", file, entity, records };
 }

@@ -22,6 +22,8 @@ type Reader = (
   input: InputPlan,
   bytes: AsyncIterable<Uint8Array>,
   options: ReadOptions,
+  /** True once the bytes have ended in an error (corrupt gzip, a read error). */
+  failed: () => boolean,
 ) => AsyncIterable<Batch>;
 
 /** How the per-record limit is named in issues: `64 MiB (--max-record-bytes)`. */
@@ -122,6 +124,7 @@ async function* csv(
   input: InputPlan,
   bytes: AsyncIterable<Uint8Array>,
   o: ReadOptions,
+  failed: () => boolean,
 ): AsyncGenerator<Batch> {
   const { csvBatches } = await import("./csv.js");
   yield* csvBatches(bytes, {
@@ -130,6 +133,7 @@ async function* csv(
     batchRecords: o.batchRecords,
     maxRecordChars: o.maxRecordBytes,
     limitLabel: limitLabel(o.maxRecordBytes),
+    failed,
   });
 }
 
@@ -154,7 +158,7 @@ const READERS: Record<InputFormat, Reader> = {
  * saying so, after the records read before it.
  */
 export function readInput(input: InputPlan, options: ReadOptions): AsyncGenerator<Batch> {
-  return readWith(input, options, (bytes) => READERS[input.format](input, bytes, options));
+  return readWith(input, options, (bytes, failed) => READERS[input.format](input, bytes, options, failed));
 }
 
 /**
@@ -163,13 +167,14 @@ export function readInput(input: InputPlan, options: ReadOptions): AsyncGenerato
  */
 export function readAnyInput(input: AnyInputPlan, options: ReadOptions): AsyncGenerator<AnyBatch> {
   if (input.format !== "hl7v2") return readInput(input as InputPlan, options);
-  return readWith(input, options, (bytes) => er7(input, bytes, options));
+  return readWith(input, options, (bytes, failed) => er7(input, bytes, options, failed));
 }
 
 async function* er7(
   input: AnyInputPlan,
   bytes: AsyncIterable<Uint8Array>,
   o: ReadOptions,
+  failed: () => boolean,
 ): AsyncGenerator<AnyBatch> {
   const { er7Batches } = await import("./hl7v2/batches.js");
   yield* er7Batches(bytes, {
@@ -177,13 +182,14 @@ async function* er7(
     batchBytes: o.batchBytes,
     maxRecordBytes: o.maxRecordBytes,
     limitLabel: limitLabel(o.maxRecordBytes),
+    failed,
   });
 }
 
 async function* readWith<B extends AnyBatch>(
   input: AnyInputPlan,
   options: ReadOptions,
-  read: (bytes: AsyncIterable<Uint8Array>) => AsyncIterable<B>,
+  read: (bytes: AsyncIterable<Uint8Array>, failed: () => boolean) => AsyncIterable<B>,
 ): AsyncGenerator<B | Batch> {
   if (input.unreadable !== undefined) {
     yield problemBatch(input, "unreadable_file", input.unreadable);
@@ -196,7 +202,7 @@ async function* readWith<B extends AnyBatch>(
       failure = f;
     },
   });
-  yield* read(bytes);
+  yield* read(bytes, () => failure !== undefined);
   // Read after the reader is done with the bytes: the failure is known only once they end.
   const f = failure as InputFailure | undefined;
   if (f) yield problemBatch(input, f.code, f.message);

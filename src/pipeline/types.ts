@@ -52,6 +52,11 @@ export interface Er7Batch {
   text: Uint8Array | string;
   /** Set instead of `text` for a message over the per-message limit: its size, the limit, its first segment id. */
   tooLarge?: { bytes: number; limit: string; type: string };
+  /**
+   * Set instead of `text` for the last message of an input that ended in an error (corrupt gzip, a read
+   * error): what was read of it looks whole and is not. Its first segment id and the lines read of it.
+   */
+  cutShort?: { type: string; lines: number };
 }
 
 /** The batches of record files (NDJSON, CSV, Bundles, arrays): what a NATS worker is sent. */

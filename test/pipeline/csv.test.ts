@@ -7,6 +7,7 @@ async function rows(
   text: string | Buffer | (string | Buffer)[],
   batchRecords = 100,
   maxRecordChars = 1 << 20,
+  failed?: () => boolean,
 ): Promise<ParsedRecord[][]> {
   const out: ParsedRecord[][] = [];
   const chunks = (Array.isArray(text) ? text : [text]).map((c) =>
@@ -18,6 +19,7 @@ async function rows(
     batchRecords,
     maxRecordChars,
     limitLabel: "L",
+    ...(failed ? { failed } : {}),
   })) {
     out.push(b.records);
   }
@@ -37,6 +39,28 @@ describe("cellValue", () => {
 });
 
 describe("csvBatches", () => {
+  it("refuses the last row of an input that ended in an error when no line end closed it: it may be cut short", async () => {
+    const text = "person_id,year_of_birth\n1,1970\n2,19";
+    expect((await rows(text, 100, 1 << 20, () => true)).flat()).toEqual([
+      { record: { person_id: 1, year_of_birth: 1970 }, line: 2 },
+      {
+        record: {},
+        line: 3,
+        problem:
+          "the input ended in an error inside this row (no line end closed it): it may be cut short, so it is not read",
+        problemCode: "cut_short",
+      },
+    ]);
+    // Closed by its line end, it is whole; an input that ended well keeps its last row either way.
+    expect((await rows(`${text}70\n`, 100, 1 << 20, () => true)).flat().at(-1)).toEqual({
+      record: { person_id: 2, year_of_birth: 1970 },
+      line: 3,
+    });
+    expect((await rows(text, 100, 1 << 20, () => false)).flat().at(-1)).toEqual({
+      record: { person_id: 2, year_of_birth: 19 },
+      line: 3,
+    });
+  });
   it("reads a comma-separated OMOP table: empty cells are absent, lines are counted from the header", async () => {
     const text =
       "person_id,gender_concept_id,birth_datetime,location_id\n1,8507,1998-04-09 00:00:00,\n\n1741351032930224901,8532,,3\n";

@@ -14,6 +14,11 @@ export interface Er7BatchOptions {
   maxRecordBytes: number;
   /** How the limit is named in messages, e.g. "16 MiB (--max-record-bytes)". */
   limitLabel: string;
+  /**
+   * Asked once the input has ended: true when it ended in an error (corrupt gzip, a read error), so that
+   * its last message, cut off at some line, is told apart instead of converted as if whole.
+   */
+  failed?: () => boolean;
 }
 
 const LF = 0x0a;
@@ -247,6 +252,17 @@ export async function* er7Batches(
   if (skipping) {
     skipping.bytes += buf.length;
     yield tooLarge(skipping);
+  } else if (count.open && options.failed?.() === true) {
+    if (msgStart > 0) yield batch(msgStart, before.messages, before.lines);
+    const type = lineId(buf, msgStart);
+    yield {
+      kind: "er7",
+      file,
+      firstMessage,
+      firstLine,
+      text: "",
+      cutShort: { type, lines: count.lines - before.lines },
+    };
   } else if (buf.length > 0) yield batch(buf.length, count.messages, count.lines);
 }
 

@@ -112,6 +112,10 @@ export function createEr7BatchMapper(
       mapMessage({ ok: false, malformed: tooLargeMessage(batch, batch.tooLarge) }, batch.file, 1, result);
       return;
     }
+    if (batch.cutShort !== undefined) {
+      mapMessage({ ok: false, malformed: cutShortMessage(batch, batch.cutShort) }, batch.file, 1, result);
+      return;
+    }
     const { text, faults } = decodeBatch(batch.text);
     const located = faults ? { base: batch.firstLine, lines: faults } : undefined;
     for (const raw of splitMessages(text, batch.firstMessage, batch.firstLine)) {
@@ -130,5 +134,16 @@ function tooLargeMessage(batch: Er7Batch, big: NonNullable<Er7Batch["tooLarge"]>
     segmentType: big.type,
     line: batch.firstLine,
     message: `the message is ${big.bytes} bytes long, over the limit of ${big.limit} per message; it is not read`,
+  };
+}
+
+function cutShortMessage(batch: Er7Batch, cut: NonNullable<Er7Batch["cutShort"]>): MalformedMessage {
+  return {
+    file: batch.file,
+    index: batch.firstMessage,
+    segment: 1,
+    segmentType: cut.type,
+    line: batch.firstLine,
+    message: `the input ended in an error inside this message (after ${cut.lines} line${cut.lines === 1 ? "" : "s"} of it): it may be cut short, so it is not converted`,
   };
 }

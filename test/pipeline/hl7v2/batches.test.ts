@@ -118,4 +118,44 @@ describe("er7Batches", () => {
       ]);
     }
   });
+
+  it("tells the last message of an input that ended in an error apart: its lines may be all there was of it", async () => {
+    const text = [
+      "MSH|^~\\&|A|B|||20240101||ADT^A01|1|P|2.5.1",
+      "PID|1||1",
+      "MSH|^~\\&|A|B|||20240101||ADT^A01|2|P|2.5.1",
+      "PID|1||2",
+      "PV1|1|I",
+    ].join("\r");
+    for (const failed of [true, false]) {
+      const out: Er7Batch[] = [];
+      for await (const b of er7Batches(
+        chunks(Buffer.from(text), () => 7),
+        {
+          file: "f",
+          batchBytes: 1 << 20,
+          maxRecordBytes: 1 << 20,
+          limitLabel: "L",
+          failed: () => failed,
+        },
+      ))
+        out.push(b);
+      const whole = fromBatches(
+        out
+          .filter((b) => b.cutShort === undefined)
+          .map((b) => ({ ...b, text: Buffer.from(b.text).toString("utf8") })),
+      );
+      if (failed) {
+        expect(whole.map((m) => m.index)).toEqual([1]);
+        expect(out.at(-1)).toEqual({
+          kind: "er7",
+          file: "f",
+          firstMessage: 2,
+          firstLine: 3,
+          text: "",
+          cutShort: { type: "MSH", lines: 3 },
+        });
+      } else expect(whole.map((m) => m.index)).toEqual([1, 2]);
+    }
+  });
 });
