@@ -88,7 +88,7 @@ export const integerId: TransformDefinition<ConfigOf<typeof config>> = {
           "invalid_value",
           `${describeValue(v)} refers to a contained resource, which has no id of its own; it is not written`,
         );
-      if (s !== undefined && s.includes("?"))
+      if (s?.includes("?"))
         return fail(
           "invalid_value",
           `${describeValue(v)} is a conditional reference (a FHIR server resolves it by search); it names no id in the data and is not written`,
