@@ -367,6 +367,7 @@ async function runAndReport(
     stdout: process.stdout,
     stderr,
     progress: !flags.quiet && stderr.isTTY === true,
+    quietIssues: flags.quiet === true,
     ...(cdm && !flags.nats ? { progressNote: cdm.progressNote } : {}),
     interrupt,
     gather: flags.gather,

@@ -41,13 +41,16 @@ export function issueJsonLine(issue: RunIssue): string {
   return stringifyJson(ordered) + "\n";
 }
 
-/** Issues to the --errors file as NDJSON, or the first `maxIssueLines` to stderr for a person. */
+/**
+ * Issues to the --errors file as NDJSON, or the first `maxIssueLines` to stderr for a person (with
+ * `quietIssues`, errors only: a quiet run's stderr says what went wrong, not what it noticed).
+ */
 export class IssueReport {
   private lines = 0;
   private readonly max: number;
 
   constructor(
-    private readonly options: { stderr: Writable; maxIssueLines?: number },
+    private readonly options: { stderr: Writable; maxIssueLines?: number; quietIssues?: boolean },
     private readonly errors: WriteStream | undefined,
   ) {
     this.max = options.maxIssueLines ?? 20;
@@ -55,6 +58,7 @@ export class IssueReport {
 
   async report(issue: RunIssue): Promise<void> {
     if (this.errors) await writeText(this.errors, issueJsonLine(issue));
+    else if (this.options.quietIssues === true && issue.severity !== "error") return;
     else if (this.lines++ < this.max) this.options.stderr.write(`${formatIssueLine(issue)}\n`);
   }
 

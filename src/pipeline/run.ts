@@ -65,6 +65,8 @@ export interface MapRunOptions {
   progress: boolean;
   /** Issues printed to stderr when there is no --errors file. */
   maxIssueLines?: number;
+  /** --quiet: without an --errors file, only errors reach stderr (warnings are counted, not printed). */
+  quietIssues?: boolean;
   batchBytes?: number;
   batchRecords?: number;
   /** A record longer than this is an issue, not a record (default limits.ts). */

@@ -82,13 +82,12 @@ describe("crossmap map with a crossmap whose names have typos", () => {
     const r = await runCli(["map", "--crossmap", typo, "--entity", "person", "--workers", "2", "-q"], {
       stdin: '{"person_id":1,"gender_concept_id":8507}\n',
     });
-    // The input's gender_concept_id, which the misspelt entry does not read, is named too.
+    // The input's gender_concept_id, which the misspelt entry does not read, is a record's warning: with
+    // --quiet it is counted, not printed (the crossmap's own warnings are).
     expect(r).toEqual({
       code: 0,
       stdout: '{"id":"1"}\n',
-      stderr:
-        typoWarnings(typo, "crossmap map: ") +
-        "-:1: warning unread_column at person.gender_concept_id: not read by the omop_cdm_v5.4 -> fhir_r4 crossmap: the values in this file are not mapped (reported once per file and entity)\n",
+      stderr: typoWarnings(typo, "crossmap map: "),
     });
   });
 
