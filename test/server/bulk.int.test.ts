@@ -28,7 +28,7 @@ describe("decisions", () => {
       decisions: [
         { id: "a", action: "approve", if_match: 1 },
         { id: "b", action: "approve" },
-        { id: "c", action: "reject", if_match: '"7"' },
+        { id: "c", action: "reject", if_match: 7 },
         { id: "zz", action: "reject" },
         { id: "d", action: "override", target_table: "person" },
         {

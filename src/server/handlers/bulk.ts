@@ -137,10 +137,14 @@ export function applyBulk<K extends ItemKind>(
   });
 }
 
-/** A decision's `if_match`, parsed like the header; one that is not a version is that decision's 422. */
+/**
+ * A decision's `if_match`, parsed like the header; one that is not a version is that decision's 422. A bare
+ * version (3, "3") is read as its entity tag, "3", so a stale one is named as the single-item 412 names it.
+ */
 function decisionIfMatch(raw: string | number | undefined): IfMatch {
   if (raw === undefined) return undefined;
-  const parsed = parseIfMatch(String(raw));
+  const text = String(raw).trim();
+  const parsed = parseIfMatch(/^\d+$/.test(text) ? `"${text}"` : text);
   if (parsed === undefined || !("problem" in parsed)) return parsed;
   throw new AppError(422, "validation_error", "Invalid request", [
     { ...parsed.problem, path: ["body", "if_match"] },
