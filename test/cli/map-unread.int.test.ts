@@ -14,8 +14,8 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const ndjson = (rows: unknown[]) => `${rows.map((r) => JSON.stringify(r)).join("\n")}\n`;
 const readNdjson = (file: string) =>
   readFileSync(file, "utf8")
-    .trim()
     .split("\n")
+    .filter((l) => l !== "")
     .map((l) => JSON.parse(l));
 const message = (from: string, to: string) =>
   `not read by the ${from} -> ${to} crossmap: the values in this file are not mapped (reported once per file and entity)`;
@@ -75,6 +75,47 @@ describe("crossmap map names the input columns the crossmap does not read", () =
       { ...at, line: 2, field: "Patient.link", ...warning, message: message("fhir_r4", "omop_cdm_v5.4") },
     ]);
     expect(summary).toMatchObject({ records_in: 2, warnings: 2, issues_by_code: { unread_column: 2 } });
+  });
+
+  it("FHIR NDJSON: does not name the workflow states OMOP has no column for (declared not_mapped)", async () => {
+    const file = join(tmp, "states.ndjson");
+    const subject = { reference: "Patient/p1" };
+    writeFileSync(
+      file,
+      ndjson([
+        {
+          resourceType: "DocumentReference",
+          id: "d1",
+          status: "current",
+          docStatus: "final",
+          subject,
+          date: "2020-01-01T10:00:00Z",
+          type: { text: "note" },
+          content: [{ attachment: { contentType: "text/plain", data: "aGk=" } }],
+        },
+        {
+          resourceType: "AllergyIntolerance",
+          id: "a1",
+          clinicalStatus: { coding: [{ code: "active" }] },
+          verificationStatus: { coding: [{ code: "confirmed" }] },
+          patient: subject,
+          code: { coding: [{ system: "http://snomed.info/sct", code: "300916003" }] },
+          recordedDate: "2020-01-01",
+        },
+        {
+          resourceType: "MedicationStatement",
+          id: "m1",
+          status: "active",
+          subject,
+          medicationCodeableConcept: {
+            coding: [{ system: "http://www.nlm.nih.gov/research/umls/rxnorm", code: "1049221" }],
+          },
+          effectiveDateTime: "2020-01-01",
+        },
+      ]),
+    );
+    const { issues } = await map("fhir-states", ["--from", "fhir", "--to", "omop"], file);
+    expect(issues).toEqual([]);
   });
 
   it("FHIR Bundle: per resource type, several elements of an entry in one warning", async () => {
