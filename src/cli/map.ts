@@ -422,7 +422,7 @@ async function runAndReport(
     stderr.write(`crossmap: stopped at the first error (--on-error fail): ${formatIssueLine(fatal)}\n`);
     return 1;
   }
-  return summary.errors > 0 || summary.records_failed > 0 ? 1 : 0;
+  return summary.errors > 0 || summary.records_failed > 0 || (summary.rows_refused ?? 0) > 0 ? 1 : 0;
 }
 
 /**

@@ -113,8 +113,11 @@ export async function runMap(options: MapRunOptions): Promise<MapRunOutcome> {
   const counter = new SummaryCounter({ messages: options.hl7v2 !== undefined });
   const issues = new IssueReport(options, errors);
   fromSink.report = async (issue) => {
-    // An error there is a row the destination refused: counted as a record with errors (exit code 1).
-    counter.addGathered(0, issue.severity === "error" ? 1 : 0, [issue]);
+    // An error there is a row the destination refused: not out after all, counted apart (exit code 1); it
+    // cannot be told which input record it came from, so it is not a record "with errors" (which would
+    // count one record twice, or more records with errors than were read).
+    if (issue.severity === "error") counter.refused(issue);
+    else counter.addGathered(0, 0, [issue]);
     await issues.report(issue);
   };
   for (const issue of options.inputIssues ?? []) await issues.report(issue);

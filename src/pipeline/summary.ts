@@ -9,6 +9,11 @@ export interface RunSummary {
   records_failed: number;
   /** Records with at least one error-severity issue, written or not. */
   errors: number;
+  /**
+   * Output records the destination refused (a database's or CSV file's row with a value its column cannot
+   * hold): mapped, then not written, each named in an issue. Not in `records_out`; present only when > 0.
+   */
+  rows_refused?: number;
   warnings: number;
   /** Bundle entries of resource types the run does not map, by type. */
   skipped: Record<string, number>;
@@ -82,6 +87,14 @@ export class SummaryCounter {
     }
   }
 
+  /** An output record the destination refused: not written after all (see `rows_refused`). */
+  refused(issue: { code: string; severity: string }): void {
+    const s = this.summary;
+    s.records_out--;
+    s.rows_refused = (s.rows_refused ?? 0) + 1;
+    this.addGathered(0, 0, [issue]);
+  }
+
   /** Counts issues found before any record was read (files of a folder that are left out). */
   addIssues(issues: readonly { code: string; severity: string }[]): void {
     this.addGathered(0, 0, issues);
@@ -117,7 +130,9 @@ export function formatSummaryLine(s: RunSummary): string {
     .join(", ");
   return (
     `crossmap map: ${s.records_in} in, ${s.records_out} out, ${s.records_failed} failed, ` +
-    `${s.errors} with errors, ${s.warnings} warnings` +
+    `${s.errors} with errors, ` +
+    (s.rows_refused ? `${s.rows_refused} refused by the destination, ` : "") +
+    `${s.warnings} warnings` +
     (issues ? `; issues: ${issues}` : "") +
     (skipped ? `; skipped: ${skipped}` : "") +
     `; ${(s.elapsed_ms / 1000).toFixed(2)} s, ${s.records_per_s} records/s` +

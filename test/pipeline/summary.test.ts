@@ -2,7 +2,7 @@ import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { formatIssueLine, issueJsonLine } from "../../src/pipeline/issues.js";
 import { createProgress } from "../../src/pipeline/progress.js";
-import { formatSummaryLine, type RunSummary } from "../../src/pipeline/summary.js";
+import { formatSummaryLine, type RunSummary, SummaryCounter } from "../../src/pipeline/summary.js";
 
 const summary: RunSummary = {
   records_in: 10,
@@ -21,6 +21,31 @@ describe("run reporting", () => {
   it("puts the summary on one line", () => {
     expect(formatSummaryLine(summary)).toBe(
       "crossmap map: 10 in, 9 out, 1 failed, 2 with errors, 0 warnings; issues: malformed_json 1, unmapped_value 1; skipped: Encounter 3; 1.23 s, 8 records/s; stopped early",
+    );
+  });
+
+  it("counts a row the destination refused apart: not out, not another record with errors", () => {
+    const counter = new SummaryCounter();
+    counter.add({
+      recordsIn: 1,
+      recordsOut: 2,
+      recordsFailed: 0,
+      recordsWithErrors: 1,
+      skipped: {},
+      issues: [{ file: "in.ndjson", code: "missing_required", severity: "error", message: "m" }],
+      output: {},
+    } as never);
+    counter.refused({ code: "missing_required", severity: "error" });
+    const s = counter.finish(true);
+    expect([s.records_in, s.records_out, s.errors, s.rows_refused, s.issues_by_code]).toEqual([
+      1,
+      1,
+      1,
+      1,
+      { missing_required: 2 },
+    ]);
+    expect(formatSummaryLine({ ...s, elapsed_ms: 0, records_per_s: 0 })).toBe(
+      "crossmap map: 1 in, 1 out, 0 failed, 1 with errors, 1 refused by the destination, 0 warnings; issues: missing_required 2; 0.00 s, 0 records/s",
     );
   });
 
