@@ -30,16 +30,30 @@ const UTF8 = new Set(["", "UNICODE UTF-8", "UTF-8", "ASCII", "UNICODE"]);
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** The MSH line of a frame read as Latin-1 (every byte a character), or undefined. */
-function firstLine(bytes: Buffer): string {
-  let end = bytes.length;
+/** Where the MSH line of a frame ends (its first CR or LF, else the end of the bytes). */
+function lineEnd(bytes: Buffer): number {
   for (let i = 0; i < bytes.length; i++) {
-    if (bytes[i] === 0x0d || bytes[i] === 0x0a) {
-      end = i;
-      break;
-    }
+    if (bytes[i] === 0x0d || bytes[i] === 0x0a) return i;
   }
-  return bytes.toString("latin1", 0, end).replace(/^\ufeff|^\xef\xbb\xbf/, "");
+  return bytes.length;
+}
+
+/** The MSH line of a frame read as Latin-1 (every byte a character). */
+function firstLine(bytes: Buffer, end: number): string {
+  return bytes.toString("latin1", 0, end).replace(/^\xef\xbb\xbf/, "");
+}
+
+/**
+ * The MSH line read as UTF-8, or undefined when it is not valid UTF-8. `cut`: the line stops where the
+ * bytes at hand stop (a frame refused before its end), so a character cut there is left out, not an error.
+ */
+function utf8Line(bytes: Buffer, end: number, cut: boolean): string | undefined {
+  try {
+    // A decoder of its own: one that streams keeps a cut character for the next call.
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, end), { stream: cut });
+  } catch {
+    return undefined;
+  }
 }
 
 /** Splits an MSH line into fields so that `fields[n]` is MSH-n. */
@@ -65,19 +79,10 @@ export type ErrorCode = "100" | "101" | "102" | "103" | "203" | "207";
  * the header is given with it when the MSH could be read, so the refusal can still answer the sender.
  */
 export function decodeFrame(bytes: Buffer): Decoded {
-  const line = firstLine(bytes);
-  if (!line.startsWith("MSH")) {
-    const start = printable(line.slice(0, 20));
-    return { problem: `the message does not start with MSH but with "${start}"`, code: "100" };
-  }
-  const delimiters = readDelimiters(line);
-  if (typeof delimiters === "string") return { problem: delimiters, code: "102" };
-  const header = readHeader(line, delimiters);
-  const charset = component(header.fields[18], delimiters).trim().toUpperCase();
-  if (LATIN1.has(charset)) {
-    header.charset = "latin1";
-    return { text: bytes.toString("latin1"), header };
-  }
+  const msh = readMsh(bytes, false);
+  if ("problem" in msh) return msh;
+  const { header, charset } = msh;
+  if (header.charset === "latin1") return { text: bytes.toString("latin1"), header };
   if (!UTF8.has(charset)) {
     return {
       problem: `MSH-18 character set "${charset}" is not supported (UTF-8, ASCII and 8859/1 are)`,
@@ -96,6 +101,41 @@ export function decodeFrame(bytes: Buffer): Decoded {
   }
 }
 
+/**
+ * The MSH of a frame and the character set MSH-18 names (its first component, upper case). The line is read
+ * as Latin-1 first, which is enough to find MSH-18 (ASCII in every character set); a message in UTF-8 with
+ * characters outside ASCII in its MSH line is read again as UTF-8, so that its fields are the characters
+ * sent (MSH-4 `MÜNCHEN`, not `MÃ\u009cNCHEN`), as the ACK copies them and as the resend key and the sender
+ * label name them. An MSH line that is not valid UTF-8 stays as read in Latin-1 (the message is refused).
+ * `partial`: the bytes are the start of a frame only (refused before its end).
+ */
+function readMsh(
+  bytes: Buffer,
+  partial: boolean,
+): { header: Header; charset: string } | { problem: string; code: ErrorCode } {
+  const end = lineEnd(bytes);
+  const line = firstLine(bytes, end);
+  if (!line.startsWith("MSH")) {
+    const start = printable(line.slice(0, 20));
+    return { problem: `the message does not start with MSH but with "${start}"`, code: "100" };
+  }
+  const delimiters = readDelimiters(line);
+  if (typeof delimiters === "string") return { problem: delimiters, code: "102" };
+  const header = readHeader(line, delimiters);
+  const charset = component(header.fields[18], delimiters).trim().toUpperCase();
+  if (LATIN1.has(charset)) {
+    header.charset = "latin1";
+    return { header, charset };
+  }
+  // Only ASCII in the line (nearly every message): the same characters in UTF-8.
+  if (!UTF8.has(charset) || !/[\x80-\xff]/.test(line)) return { header, charset };
+  const text = utf8Line(bytes, end, partial && end === bytes.length);
+  if (text === undefined) return { header, charset };
+  const d = readDelimiters(text);
+  if (typeof d === "string") return { problem: d, code: "102" };
+  return { header: readHeader(text, d), charset };
+}
+
 function readHeader(line: string, delimiters: Delimiters): Header {
   const fields = mshFields(line, delimiters.field);
   return {
@@ -111,12 +151,13 @@ function readHeader(line: string, delimiters: Delimiters): Header {
   };
 }
 
-/** The MSH of a frame's first bytes, when it has one (to answer a frame refused before it was read). */
+/**
+ * The MSH of a frame's first bytes, when it has one (to answer a frame refused before it was read), in the
+ * character set its MSH-18 names: a refusal of a message in 8859/1 is answered in 8859/1 too.
+ */
 export function headerOf(bytes: Buffer): Header | undefined {
-  const line = firstLine(bytes);
-  if (!line.startsWith("MSH")) return undefined;
-  const delimiters = readDelimiters(line);
-  return typeof delimiters === "string" ? undefined : readHeader(line, delimiters);
+  const msh = readMsh(bytes, true);
+  return "header" in msh ? msh.header : undefined;
 }
 
 /** The resend check's key: the sender (MSH-3, MSH-4) and MSH-10. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { refusalAnswer } from "../../src/intake/answers.js";
-import { judge } from "../../src/intake/verdict.js";
+import { judge, transportRefusal } from "../../src/intake/verdict.js";
 
 /** An ADT^A01 of version `version` with MSH-13 onwards as `modes` (e.g. "|||AL|NE"). */
 const adt = (modes: string, version = "2.5.1") =>
@@ -39,5 +39,20 @@ describe("refusalAnswer: which answer a refused message gets", () => {
     expect(msa("|||ER|NE")).toBe("MSA|CE|CTL-1");
     expect(msa("|||NE|ER")).toBe("MSA|AE|CTL-1");
     expect(msa("|||NE|NE")).toBeUndefined();
+  });
+
+  it("answers a frame refused before it was read in the character set of its MSH-18, with its fields as sent", () => {
+    const head = (modes: string) => adt(modes).replace("|SND|FAC|", "|SND|MÜNCHEN|");
+    const refused = (bytes: Buffer) =>
+      refusalAnswer(transportRefusal(bytes, "over the limit", "207"), "CM1", time)?.subarray(1, -2);
+    const ack = (msh18: string) =>
+      `MSH|^~\\&|RCV|RFAC|SND|MÜNCHEN|20240501123456.789+0000||ACK^A01^ACK|CM1|P|2.5.1${msh18}\r` +
+      "MSA|AR|CTL-1\rERR|||207^Application internal error^HL70357|E|||over the limit\r";
+    // In 8859/1: Ü is the byte DC, and the answer says 8859/1.
+    expect(refused(Buffer.from(head("||||||8859/1"), "latin1"))).toEqual(
+      Buffer.from(ack("||||||8859/1"), "latin1"),
+    );
+    // In UTF-8: Ü is C3 9C, as sent (not C3 83 C2 9C).
+    expect(refused(Buffer.from(head(""), "utf8"))).toEqual(Buffer.from(ack(""), "utf8"));
   });
 });

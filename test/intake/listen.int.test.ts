@@ -201,6 +201,34 @@ describe("crossmap listen --mllp", () => {
     );
   });
 
+  it("answers a message in UTF-8 in UTF-8, copying its MSH fields byte for byte", async () => {
+    const c = await RawClient.connect(listener.port);
+    const text = adtA08("UTF-8-Ä1").replace("|LAB|HOSP|", "|LAB|MÜNCHEN|");
+    c.write(frame(Buffer.from(text, "utf8")));
+    const answer = await c.nextBytes();
+    c.close();
+    // Ü as sent (C3 9C), in MSH-6 and in MSA-2's Ä (C3 84); not read as two Latin-1 characters and
+    // written again as four bytes (C3 83 C2 9C).
+    expect(steady(answer?.toString("utf8") ?? "")).toBe(
+      "MSH|^~\\&|CROSSMAP|HOSP|LAB|MÜNCHEN|<time>||ACK^A08^ACK|<id>|P|2.5.1\rMSA|AA|UTF-8-Ä1\r",
+    );
+    expect(answer?.includes(Buffer.from("|LAB|M\u00dcNCHEN|", "utf8"))).toBe(true);
+  });
+
+  it("answers a message in 8859/1 over the cap in 8859/1 too, naming 8859/1 in MSH-18", async () => {
+    const c = await RawClient.connect(listener.port);
+    const text = `${adtA08("BIG-LATIN-1", "P1", "||||||8859/1").replace("|LAB|HOSP|", "|LAB|MÜNCHEN|")}NTE|1||${"x".repeat(70_000)}\r`;
+    c.write(frame(Buffer.from(text, "latin1")));
+    const answer = await c.nextBytes();
+    c.close();
+    // Read as Latin-1, the bytes give this text only if they were written in Latin-1 (Ü is 0xDC, not C3 9C).
+    expect(steady(answer?.toString("latin1") ?? "")).toBe(
+      "MSH|^~\\&|CROSSMAP|HOSP|LAB|MÜNCHEN|<time>||ACK^A08^ACK|<id>|P|2.5.1||||||8859/1\rMSA|AR|BIG-LATIN-1\r" +
+        `ERR|||207^Application internal error^HL70357|E|||the message is ${text.length} bytes, ` +
+        "over the limit of 65536 (--max-message-bytes)\r",
+    );
+  });
+
   it("closes a slowloris connection after the frame timeout, while other connections are answered", async () => {
     const slow = await RawClient.connect(listener.port);
     const bytes = Buffer.concat([Buffer.of(0x0b), Buffer.from(adtA08("SLOW-1"))]);
@@ -276,7 +304,7 @@ describe("crossmap listen --mllp", () => {
     expect(text).toContain("# TYPE crossmap_listen_lag_seconds gauge\n");
     expect(m.refused_total).toEqual({
       outside_frame: 1,
-      too_large: 1,
+      too_large: 2,
       unended: 1,
       rule: 5,
       unreadable: 1,

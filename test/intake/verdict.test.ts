@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildAck, escapeText } from "../../src/intake/ack.js";
-import { judge, type Verdict } from "../../src/intake/verdict.js";
+import { resendKey, senderOf } from "../../src/intake/header.js";
+import { judge, transportRefusal, type Verdict } from "../../src/intake/verdict.js";
 import { DEFAULT_DELIMITERS } from "../../src/pipeline/hl7v2/delimiters.js";
 
 const ADT =
@@ -59,6 +60,36 @@ describe("judge: what the listener does with a frame", () => {
     const latin = `${ADT.replace("|2.5.1\r", "|2.5.1||||||8859/1\r").replace("DOE^JOHN", "MÜLLER^JÖRG")}`;
     const v = judge(bytes(latin, "latin1"), "patient");
     expect(v.kind === "keep" && [v.header.charset, v.text.includes("MÜLLER^JÖRG")]).toEqual(["latin1", true]);
+  });
+
+  it("reads the MSH of a message in UTF-8 as UTF-8: its fields, resend key and sender are the characters sent", () => {
+    const utf8 = ADT.replace("|ADTApp|GHH^1.2.3^ISO|", "|ADTApp|MÜNCHEN|").replace("|MSG1|", "|MSG-Ä1|");
+    const v = judge(bytes(utf8), "patient");
+    if (v.kind !== "keep") throw new Error(v.kind);
+    expect([v.header.fields[4], v.header.controlId, senderOf(v.header), resendKey(v.header)]).toEqual([
+      "MÜNCHEN",
+      "MSG-Ä1",
+      "ADTApp|MÜNCHEN",
+      "ADTApp\u001fMÜNCHEN\u001fMSG-Ä1",
+    ]);
+    const noPid = judge(bytes(utf8.replace(/PID[^\r]*\r/, "")), "patient");
+    expect(noPid.kind === "keep" && noPid.keys).toEqual(["sender:ADTApp|MÜNCHEN"]);
+    const latin = judge(bytes(utf8.replace("|2.5.1\r", "|2.5.1||||||8859/1\r"), "latin1"), "patient");
+    expect(latin.kind === "keep" && latin.header.fields[4]).toBe("MÜNCHEN");
+  });
+
+  it("reads the MSH of a frame refused before it was read in the character set its MSH-18 names", () => {
+    const utf8 = ADT.replace("|ADTApp|GHH^1.2.3^ISO|", "|ADTApp|MÜNCHEN|");
+    const latin = Buffer.from(utf8.replace("|2.5.1\r", "|2.5.1||||||8859/1\r"), "latin1");
+    const header = (head: Buffer) => {
+      const h = transportRefusal(head, "too large", "207").header;
+      return h && [h.fields[4], h.charset];
+    };
+    expect(header(latin)).toEqual(["MÜNCHEN", "latin1"]);
+    expect(header(bytes(utf8))).toEqual(["MÜNCHEN", "utf-8"]);
+    // Cut inside Ü (C3 9C) before the line ends: the MSH as far as it came, without half a character.
+    const cut = bytes(utf8).subarray(0, bytes(utf8).indexOf(0x9c));
+    expect(header(cut)).toEqual(["M", "utf-8"]);
   });
 
   it("reads a message in ASCII as UTF-8, and refuses a character set it does not know (AR)", () => {
