@@ -165,6 +165,27 @@ export function resendKey(h: Header): string {
   return `${h.fields[3] ?? ""}\u001f${h.fields[4] ?? ""}\u001f${h.controlId}`;
 }
 
+/**
+ * The resend key a listener made of this message before it read a UTF-8 MSH line as UTF-8: the line's bytes
+ * as Latin-1 characters (`MÃ\u009cNCHEN` for `MÜNCHEN`). Undefined when that is the same key (an MSH line
+ * in ASCII, or a message in 8859/1, which was always read so). A journal kept before the upgrade holds
+ * such keys: a resend across it is recognised by this one.
+ */
+export function formerResendKey(h: Header): string | undefined {
+  return h.charset === "utf-8" ? asLatin1(resendKey(h)) : undefined;
+}
+
+/** The sender label a listener made before reading a UTF-8 MSH line as UTF-8 (as formerResendKey). */
+export function formerSenderOf(h: Header): string | undefined {
+  return h.charset === "utf-8" ? asLatin1(senderOf(h)) : undefined;
+}
+
+/** Text's UTF-8 bytes read as Latin-1; undefined when it is ASCII (the same text). */
+function asLatin1(text: string): string | undefined {
+  const bytes = Buffer.from(text, "utf8");
+  return bytes.length === text.length ? undefined : bytes.toString("latin1");
+}
+
 /** The sender as a label: `MSH-3|MSH-4` as written. */
 export function senderOf(h: Header): string {
   return `${h.fields[3] ?? ""}|${h.fields[4] ?? ""}`;

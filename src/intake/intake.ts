@@ -5,7 +5,7 @@
 import { answerIds, applicationAnswer, keptAnswer, waitsForConversion } from "./answers.js";
 import type { Outcome } from "./convert.js";
 import type { Converter } from "./convert-threads.js";
-import { decodeFrame, type Header, resendKey, senderOf } from "./header.js";
+import { decodeFrame, formerResendKey, formerSenderOf, type Header, resendKey, senderOf } from "./header.js";
 import type { Journal, JournalEntry } from "./journal.js";
 import type { ListenMetrics } from "./metrics.js";
 import { KeyedOrder, type Queued } from "./order.js";
@@ -102,8 +102,9 @@ export class Intake {
       const decoded = decodeFrame(e.bytes);
       const text = "text" in decoded ? decoded.text : e.bytes.toString("latin1");
       const p: Pending = { ...pendingOf(e), text };
+      if ("text" in decoded) renamed(p, decoded.header);
       this.backlog.add(p);
-      this.order.kept(this.order.add(e.keys, p));
+      this.order.kept(this.order.add(p.keys, p));
       n++;
     }
     this.pump();
@@ -165,7 +166,7 @@ export class Intake {
     const answer = keptAnswer(header, this.nextAnswerId(), new Date(p.at));
     const entry = { at: p.at, bytes, keys: p.keys, sender: p.sender, controlId: p.controlId };
     try {
-      const r = await this.o.journal.keep(entry, resendKey(header), answer);
+      const r = await this.o.journal.keep(entry, resendKey(header), answer, formerResendKey(header));
       if (r.kind === "duplicate") {
         this.drop(p, queued);
         this.o.metrics.duplicates();
@@ -389,6 +390,19 @@ const sourceOf = (p: Pending): Source => ({
   controlId: p.controlId,
   receivedAt: p.at,
 });
+
+/**
+ * A message kept by a listener that read a UTF-8 MSH line as Latin-1 names its sender so (`LAB|MÃ\u009cNCHEN`):
+ * named as read now, in its label and in its sender ordering key, so that it is converted in order with the
+ * sender's messages received after the upgrade.
+ */
+function renamed(p: Pending, h: Header): void {
+  const former = formerSenderOf(h);
+  if (former === undefined || p.sender !== former) return;
+  const sender = senderOf(h);
+  p.sender = sender;
+  p.keys = p.keys.map((k) => (k === `sender:${former}` ? `sender:${sender}` : k));
+}
 
 function pendingOf(e: JournalEntry): Omit<Pending, "text"> {
   return { id: e.id, at: e.at, keys: e.keys, sender: e.sender, controlId: e.controlId };

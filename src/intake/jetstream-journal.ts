@@ -87,6 +87,11 @@ export class JetStreamJournal implements Journal {
     }
   }
 
+  /**
+   * The resend key is the message id (its hash), which the stream checks as it stores the message; the key
+   * an earlier listener made of the message (journal.ts `formerKey`) is not looked up: a message carries one
+   * id, and the stream checks an id only by storing a message under it.
+   */
   async keep(entry: Omit<JournalEntry, "id">, resendKey: string, answer: Buffer): Promise<KeepResult> {
     const h = natsHeaders();
     h.set(H.at, String(entry.at));

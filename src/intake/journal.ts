@@ -31,9 +31,16 @@ export interface Journal {
   readonly identity: string;
   /**
    * Keeps a message with the answer it is about to get, under its resend key; resolves once durable (or
-   * with the original answer of a resend). Rejects when the message could not be kept.
+   * with the original answer of a resend). Rejects when the message could not be kept. `formerKey`: the key
+   * an earlier listener made of the same message (header.ts formerResendKey); a journal that can look it up
+   * cheaply takes a message kept under it for a resend too.
    */
-  keep(entry: Omit<JournalEntry, "id">, resendKey: string, answer: Buffer): Promise<KeepResult>;
+  keep(
+    entry: Omit<JournalEntry, "id">,
+    resendKey: string,
+    answer: Buffer,
+    formerKey?: string,
+  ): Promise<KeepResult>;
   /** Messages kept and not marked converted, in the order they were kept. */
   unconverted(): AsyncIterable<JournalEntry>;
   /** Marks messages converted, with the output state that holds them, in one durable commit. */

@@ -65,7 +65,7 @@ export class LmdbJournal implements Journal {
     this.identity = identity;
   }
 
-  keep(entry: Stored, resendKey: string, answer: Buffer): Promise<KeepResult> {
+  keep(entry: Stored, resendKey: string, answer: Buffer, formerKey?: string): Promise<KeepResult> {
     const prior = this.inflight.get(resendKey);
     if (prior) {
       return prior.done.then((r) => ({
@@ -76,7 +76,9 @@ export class LmdbJournal implements Journal {
     }
     const window = this.options.windowMs;
     if (window > 0) {
-      const seen = this.seen.get(resendKey);
+      // Under the key an earlier listener made of it, when it differs (kept before an upgrade).
+      const seen =
+        this.seen.get(resendKey) ?? (formerKey !== undefined ? this.seen.get(formerKey) : undefined);
       if (seen && seen.at >= entry.at - window) {
         return Promise.resolve({ kind: "duplicate", id: seen.id, answer: Buffer.from(seen.answer) });
       }

@@ -116,6 +116,22 @@ describe.each(["flush", "commit"] as const)("LmdbJournal, durability %s", (d) =>
     });
   });
 
+  it("takes a message kept under its former key (made by an earlier listener) for a resend", async () => {
+    const j = journal(mkdtempSync(join(tmpdir(), "crossmap-journal-")), 60_000);
+    const former = "LAB\u001fM\u00c3\u009cNCHEN\u001fU1";
+    await j.keep(entry("U1", 1000), former, ack("before the upgrade"));
+    expect(await j.keep(entry("U1", 2000), "LAB\u001fMÜNCHEN\u001fU1", ack("now"), former)).toEqual({
+      kind: "duplicate",
+      id: 1,
+      answer: ack("before the upgrade"),
+    });
+    // Only when asked to: under its own key alone it is new.
+    expect(await j.keep(entry("U1", 2001), "LAB\u001fMÜNCHEN\u001fU1", ack("now"))).toEqual({
+      kind: "kept",
+      id: 2,
+    });
+  });
+
   it("with a window of 0 remembers no key: every copy is kept", async () => {
     const j = journal(mkdtempSync(join(tmpdir(), "crossmap-journal-")), 0);
     expect(await j.keep(entry("Z", 1000), key("Z"), ack("z"))).toEqual({ kind: "kept", id: 1 });

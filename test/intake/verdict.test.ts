@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildAck, escapeText } from "../../src/intake/ack.js";
-import { resendKey, senderOf } from "../../src/intake/header.js";
+import { formerResendKey, resendKey, senderOf } from "../../src/intake/header.js";
 import { judge, transportRefusal, type Verdict } from "../../src/intake/verdict.js";
 import { DEFAULT_DELIMITERS } from "../../src/pipeline/hl7v2/delimiters.js";
 
@@ -72,10 +72,18 @@ describe("judge: what the listener does with a frame", () => {
       "ADTApp|MÜNCHEN",
       "ADTApp\u001fMÜNCHEN\u001fMSG-Ä1",
     ]);
+    // The key a listener made before, reading the line's bytes as Latin-1 (Ü is C3 9C in UTF-8).
+    expect(formerResendKey(v.header)).toBe("ADTApp\u001fM\u00c3\u009cNCHEN\u001fMSG-\u00c3\u00841");
     const noPid = judge(bytes(utf8.replace(/PID[^\r]*\r/, "")), "patient");
     expect(noPid.kind === "keep" && noPid.keys).toEqual(["sender:ADTApp|MÜNCHEN"]);
+    // The same in ASCII or in 8859/1 made the same key before: no former one.
+    const ascii = judge(bytes(ADT), "patient");
+    expect(ascii.kind === "keep" && formerResendKey(ascii.header)).toBeUndefined();
     const latin = judge(bytes(utf8.replace("|2.5.1\r", "|2.5.1||||||8859/1\r"), "latin1"), "patient");
-    expect(latin.kind === "keep" && latin.header.fields[4]).toBe("MÜNCHEN");
+    expect(latin.kind === "keep" && [latin.header.fields[4], formerResendKey(latin.header)]).toEqual([
+      "MÜNCHEN",
+      undefined,
+    ]);
   });
 
   it("reads the MSH of a frame refused before it was read in the character set its MSH-18 names", () => {
