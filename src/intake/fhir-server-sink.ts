@@ -27,12 +27,21 @@ interface Unit {
 
 export class FhirServerSink implements Sink {
   readonly description: string;
+  /** Failing from a try that failed (the writer tries again) until the server answers a request. */
+  readonly tries: { retries: number; failing: string | undefined } = {
+    retries: 0,
+    failing: undefined,
+  };
   private queued: SinkItem[] = [];
   private readonly deliver: (payload: string, where: string) => Promise<Hl7v2Issue[]>;
   private readonly decoder = new TextDecoder();
 
   constructor(private readonly o: FhirServerSinkOptions) {
     this.description = `FHIR server ${o.writer.url}`;
+    o.writer.onRetry((why) => {
+      this.tries.retries++;
+      this.tries.failing = why;
+    });
     this.deliver = feedDelivery(o.writer, "bundle", o.as) as (
       payload: string,
       where: string,
@@ -96,6 +105,8 @@ export class FhirServerSink implements Sink {
             .send()
             .then(
               (r) => {
+                // The server answered (it took the Bundle, or refused it for good): it accepts again.
+                this.tries.failing = undefined;
                 for (const x of r) refused.push(x);
               },
               (err: Error) => {

@@ -34,6 +34,10 @@ export function listenMetrics() {
     inJournal: m.gauge("journal_pending", "Messages kept in the journal and not yet converted."),
     lag: m.gauge("lag_seconds", "Age of the oldest message kept and not yet converted."),
     commitSeconds: m.counter("commit_seconds_total", "Time spent committing output with the journal."),
+    outputRetries: m.counter(
+      "output_retries_total",
+      "Requests to the output tried again (a FHIR server's 429/5xx, a timeout, a failed connection).",
+    ),
   };
 }
 

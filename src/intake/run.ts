@@ -98,19 +98,31 @@ export async function runListener(o: ListenOptions): Promise<number> {
       metrics,
       log,
     });
+    let retriesCounted = 0;
     const refresh = () => {
       metrics.inJournal(j.pendingCount());
       metrics.lag(intake.lagSeconds(Date.now()));
+      const retries = out.tries?.retries ?? 0;
+      metrics.outputRetries(retries - retriesCounted);
+      retriesCounted = retries;
     };
     if (o.healthPort !== undefined) {
       health = await startHealth(o.healthPort, {
-        status: () => (state === "ok" ? intake.health : state),
+        status: () => {
+          if (state !== "ok") return state;
+          if (intake.health !== "ok") return intake.health;
+          // Degraded (503) while the output does not accept and is tried again: the listener still keeps
+          // and acknowledges messages, but completes none, and stops (exit 1) if the tries run out.
+          return out.tries?.failing !== undefined ? "degraded" : "ok";
+        },
         details: () => {
           refresh();
+          const failing = out.tries?.failing;
           return {
             mllp: `${server.host}:${server.port}`,
             journal: j.kind,
             output: out.description,
+            ...(failing !== undefined ? { output_error: failing } : {}),
             waiting: intake.waiting,
             ...metrics.registry.toJSON(),
           };

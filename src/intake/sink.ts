@@ -29,9 +29,22 @@ export interface Refused {
   issues: Hl7v2Issue[];
 }
 
+/** How a sink that tries its destination again before giving up is doing, for /healthz and /metrics. */
+export interface OutputTries {
+  /** Requests tried again since the sink was made. */
+  readonly retries: number;
+  /**
+   * Why the last try failed, while the destination has accepted nothing since (the sink is trying again);
+   * undefined while it accepts.
+   */
+  readonly failing: string | undefined;
+}
+
 export interface Sink {
   /** For logs and /healthz: `files DIR`, `nats SUBJECT`, ... */
   readonly description: string;
+  /** For a sink that tries again (a FHIR server): how its tries are going. */
+  readonly tries?: OutputTries;
   /** Starts from the state returned by the last committed `flush` (undefined the first time). */
   open(state: unknown): Promise<void>;
   /** Takes one item; called in conversion order, which keeps each key's order. */

@@ -137,4 +137,65 @@ describe("crossmap listen --fhir-server", () => {
     again.proc.kill("SIGTERM");
     expect(await again.proc.exited()).toBe(0);
   }, 120_000);
+
+  it("says degraded on /healthz (503) while the server does not accept, ok once it does, and exits 1 when the tries run out", async () => {
+    let down = true;
+    const proxy = await startFlakyProxy(fhir.url, () =>
+      down ? { status: 503, retryAfter: "1" } : { forward: true },
+    );
+    proxies.push(proxy);
+    const dir = mkdtempSync(join(tmpdir(), "crossmap-listen-fhir-degraded-"));
+    const listener = await startListener([
+      "--journal",
+      join(dir, "journal"),
+      "--workers",
+      "1",
+      "--fhir-server",
+      proxy.url,
+      "--fhir-retries",
+      "5",
+    ]);
+    const health = async () => {
+      const res = await fetch(`${listener.health}/healthz`);
+      return { code: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const client = await RawClient.connect(listener.port);
+    expect(await client.send(ORU("P7-DEGRADED", "7", "DEGRADED"))).toEqual(AA("P7-DEGRADED"));
+    // The server answers 503 (Retry-After 1 s): the writer tries again, and /healthz says why meanwhile.
+    let seen = await health();
+    await until(
+      async () => {
+        seen = await health();
+        return seen.body.status !== "ok";
+      },
+      30_000,
+      "degraded",
+    );
+    expect([seen.code, seen.body.status, seen.body.output, seen.body.output_error]).toEqual([
+      503,
+      "degraded",
+      `FHIR server ${proxy.url}`,
+      "503 Service Unavailable: throttled: try again later (503)",
+    ]);
+    expect(seen.body).toMatchObject({ journal_pending: 1, converted_total: 0, acks_total: { AA: 1 } });
+    // The server takes Bundles again: the next try goes through, and /healthz is ok (no output_error).
+    down = false;
+    await until(async () => (await metricsOf(listener)).converted_total === 1, 30_000, "converted");
+    seen = await health();
+    expect([seen.code, seen.body.status, "output_error" in seen.body]).toEqual([200, "ok", false]);
+    const retried = proxy.seen.filter((x) => x === "503").length;
+    expect([retried > 0, seen.body.output_retries_total]).toEqual([true, retried]);
+    const text = await (await fetch(`${listener.health}/metrics`)).text();
+    expect(text).toContain(`crossmap_listen_output_retries_total ${retried}\n`);
+
+    // Down for good: after --fhir-retries 5 (6 tries) the listener stops, exit 1, the message kept.
+    down = true;
+    expect(await client.send(ORU("P7-GIVEN-UP", "7", "GIVEN-UP"))).toEqual(AA("P7-GIVEN-UP"));
+    expect(await listener.proc.exited()).toBe(1);
+    expect(listener.proc.stderr()).toContain(
+      `crossmap listen: cannot commit converted output: the FHIR server at ${proxy.url} did not accept a Bundle ` +
+        "after 6 tries (last: 503 Service Unavailable: throttled: try again later (503)); stopping (a restart goes on from the journal)\n",
+    );
+    client.close();
+  }, 120_000);
 });

@@ -71,6 +71,7 @@ export class FhirServerWriter {
   private readonly counts = { bundles: 0, sent: 0, accepted: 0, rejected: 0, notSent: 0, retries: 0 };
   private lastDraw = 0;
   private finished: FhirServerReport | undefined;
+  private readonly retryListeners: ((why: string) => void)[] = [];
 
   constructor(private readonly options: FhirServerOptions) {
     this.url = options.url.replace(/\/+$/, "");
@@ -83,13 +84,22 @@ export class FhirServerWriter {
       backoffMs: options.backoffMs ?? 500,
       maxBackoffMs: options.maxBackoffMs ?? 30_000,
       maxRetryAfterMs: options.maxRetryAfterMs ?? 120_000,
-      onRetry: () => {
+      onRetry: (why) => {
         this.counts.retries++;
+        for (const listener of this.retryListeners) listener(why);
       },
     });
     this.client = client;
     this.sender = new Sender(client);
     this.dispatcher = this.dispatcherFor(undefined);
+  }
+
+  /**
+   * Told before each wait to try a request again (429, 5xx, a timeout, a failed connection), with why the
+   * last try failed: `crossmap listen` shows it in /healthz while the server does not accept.
+   */
+  onRetry(listener: (why: string) => void): void {
+    this.retryListeners.push(listener);
   }
 
   /** The dispatcher of a run: merging messages' transactions within `merge`, or sending each as it is. */
