@@ -1,5 +1,6 @@
 // Compiles what belongs to an output rather than to its fields: constants, `when`, the derived id, the
 // gathering key and the keys of its `into` rules. Field entries are compiled into it by compile-field.ts.
+import { isAbsent } from "../transforms/absent.js";
 import { deriveId, idValue } from "../transforms/derived-id.js";
 import { Unmappable } from "../transforms/types.js";
 import {
@@ -178,7 +179,7 @@ export function compileKey(
     }
     gs.push((s) => {
       const v = g(s);
-      if (v === undefined || v === null || v === "") return undefined;
+      if (isAbsent(v)) return undefined;
       try {
         const r = fn(v, s);
         return r instanceof Unmappable ? undefined : r;

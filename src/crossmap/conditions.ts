@@ -1,6 +1,7 @@
 // `when` conditions, compiled once into predicates over a record (or a for_each element's scope):
 // equals / in / present / matches on a source path, optionally after a transform, combined with
 // all / any / not. Every mistake is a located load problem.
+import { isAbsent } from "../transforms/absent.js";
 import { describeValue, scalarKey } from "../transforms/describe.js";
 import { Unmappable } from "../transforms/types.js";
 import type { Getter } from "./paths.js";
@@ -31,7 +32,6 @@ export interface ConditionCompiler {
 
 const TESTS = ["equals", "in", "present", "matches"] as const;
 const LEAF_KEYS = new Set<string>(["field", "transform", "config", "vocabulary_optional", ...TESTS]);
-const isAbsent = (v: unknown): boolean => v === undefined || v === null || v === "";
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === "object" && !Array.isArray(v);
 

@@ -1,4 +1,5 @@
 // The per-record path: constants, then one closure per field, then array compaction. Nothing is looked up here.
+import { isAbsent } from "../transforms/absent.js";
 import { Unmappable } from "../transforms/types.js";
 import { type Getter, generatedNow, type Setter } from "./paths.js";
 import type { MappingIssue, MapResult, Position, RecordMapper, SourceRecord, TargetRecord } from "./types.js";
@@ -33,16 +34,6 @@ export interface MapperParts {
 }
 
 const NO_ISSUES: readonly MappingIssue[] = Object.freeze([]);
-
-/**
- * Nothing to map: undefined, null, "" or only whitespace ("   " from a fixed-width export), which no
- * target holds as a value (FHIR strings need a character that is not whitespace).
- */
-const isAbsent = (v: unknown): boolean =>
-  v === undefined ||
-  v === null ||
-  v === "" ||
-  (typeof v === "string" && v.charCodeAt(0) <= 32 && v.trim() === "");
 
 const isEmptyObject = (v: object): boolean => {
   if (Array.isArray(v)) return v.length === 0;
@@ -136,7 +127,7 @@ export function createMapper(parts: MapperParts): RecordMapper {
         }
         if (r instanceof Unmappable) {
           const written = r.fallback !== undefined ? r.fallback : f.fallback;
-          const severity = written === undefined ? "error" : "warning";
+          const severity = written === undefined ? (r.severity ?? "error") : "warning";
           issues = add(issues, issue(f, position, r.code, severity, r.message, v));
           if (written === undefined) {
             // A required field that gives nothing is as missing as an absent one (the record is incomplete).

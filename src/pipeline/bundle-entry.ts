@@ -14,15 +14,16 @@ export type EntryRecord =
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
-const UUID_URN = /^urn:uuid:([0-9a-fA-F-]{36})$/;
+/** `urn:uuid:` and `urn:oid:` fullUrls, read as references to them are (stable-id.ts idPart). */
+const URN = /^urn:(?:uuid:([0-9a-fA-F-]{36})|oid:([0-2](?:\.(?:0|[1-9][0-9]*))+))$/i;
 /** `[base/]Type/id[/_history/v]`: the id of a RESTful fullUrl. */
 const RESTFUL = /(?:^|\/)([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[A-Za-z0-9\-.]{1,64})?$/;
 
 /** The id `fullUrl` gives a resource of type `type`, or undefined. */
 export function idFromFullUrl(fullUrl: unknown, type: unknown): string | undefined {
   if (typeof fullUrl !== "string") return undefined;
-  const uuid = UUID_URN.exec(fullUrl);
-  if (uuid) return uuid[1];
+  const urn = URN.exec(fullUrl);
+  if (urn) return urn[1] ?? urn[2];
   const rest = RESTFUL.exec(fullUrl);
   return rest && rest[1] === type ? rest[2] : undefined;
 }
@@ -32,7 +33,13 @@ export function entryRecord(entry: unknown): EntryRecord {
   const resource = entry.resource;
   if (isObject(resource)) {
     if (resource.id === undefined) {
-      const id = idFromFullUrl(entry.fullUrl, resource.resourceType);
+      // A PUT names the resource's id in its url (`Patient/123`); anything else by its fullUrl.
+      const request = entry.request;
+      const put =
+        isObject(request) && request.method === "PUT" && typeof request.url === "string"
+          ? idFromFullUrl(request.url, resource.resourceType)
+          : undefined;
+      const id = put ?? idFromFullUrl(entry.fullUrl, resource.resourceType);
       if (id !== undefined) resource.id = id;
     }
     return { resource };

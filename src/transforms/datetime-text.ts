@@ -5,9 +5,9 @@
 // HL7 allow second 60) is written as second 59 with a warning: SQL timestamp columns refuse 60 (DuckDB) or
 // roll it over into the next minute (PostgreSQL), so the text keeps the minute it was sent in.
 import { type ConfigOf, lazySchema } from "./config-schema.js";
-import { DATE_FORMS, parseDate } from "./dates.js";
+import { DATE_FORMS, type DateParts, parseDate } from "./dates.js";
 import { describeValue } from "./describe.js";
-import { degrade, fail, type TransformDefinition } from "./types.js";
+import { degrade, fail, type TransformDefinition, type Unmappable } from "./types.js";
 
 const config = lazySchema((z) =>
   z
@@ -21,6 +21,23 @@ const config = lazySchema((z) =>
 
 const pad = (n: number | undefined): string => String(n ?? 0).padStart(2, "0");
 
+/** "YYYY-MM-DD" of a date with a day, the year in four digits. */
+export const sqlDay = (p: DateParts): string =>
+  `${String(p.year).padStart(4, "0")}-${pad(p.month)}-${pad(p.day)}`;
+
+/** "YYYY-MM-DD hh:mm:ss" of a date with a day (no time: midnight); a leap second as :59, said. */
+export function sqlDateTime(p: DateParts, v: unknown): string | Unmappable {
+  const day = sqlDay(p);
+  if (p.second === 60) {
+    return degrade(
+      `${day} ${pad(p.hour)}:${pad(p.minute)}:59`,
+      "precision_reduced",
+      `${describeValue(v)} is a leap second, which SQL timestamps cannot hold; written as second 59`,
+    );
+  }
+  return `${day} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
+}
+
 export const datetimeText: TransformDefinition<ConfigOf<typeof config>> = {
   get config() {
     return config();
@@ -33,14 +50,6 @@ export const datetimeText: TransformDefinition<ConfigOf<typeof config>> = {
     if (p.day === undefined)
       return cfg.missing_day === "omit" ? undefined : fail("missing_value", `${describeValue(v)} has no day`);
     if (p.hour === undefined && cfg.missing_time === "omit") return undefined;
-    const day = `${String(p.year).padStart(4, "0")}-${pad(p.month)}-${pad(p.day)}`;
-    if (p.second === 60) {
-      return degrade(
-        `${day} ${pad(p.hour)}:${pad(p.minute)}:59`,
-        "precision_reduced",
-        `${describeValue(v)} is a leap second, which SQL timestamps cannot hold; written as second 59`,
-      );
-    }
-    return `${day} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
+    return sqlDateTime(p, v);
   },
 };

@@ -5,9 +5,10 @@ import { toFloat, toInteger } from "./casts.js";
 import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { compileDateConverter } from "./date-convert.js";
 import { parseDate } from "./dates.js";
+import { sqlDateTime, sqlDay } from "./datetime-text.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { conceptCoding, conceptId, extensionValue, findExtension } from "./omop-codes.js";
-import { integerOf } from "./stable-id.js";
+import { integerOf, namesNoId } from "./stable-id.js";
 import { fail, type SourceRecord, type TransformDefinition, Unmappable } from "./types.js";
 
 const FHIR_ID = /^[A-Za-z0-9\-.]{1,64}$/;
@@ -128,8 +129,6 @@ const readerConfig = lazySchema((z) =>
     .strict(),
 );
 
-const pad = (n: number | undefined): string => String(n ?? 0).padStart(2, "0");
-
 export const extensionValueReader: TransformDefinition<ConfigOf<typeof readerConfig>> = {
   get config() {
     return readerConfig();
@@ -168,12 +167,13 @@ function converter(as: ConfigOf<typeof readerConfig>["as"], prefixes: string[]):
         const p = parseDate(raw);
         if (!p || p.day === undefined)
           return fail("invalid_date", `${describeValue(raw)} is not a full date`);
-        const day = `${p.year}-${pad(p.month)}-${pad(p.day)}`;
-        return as === "date" ? day : `${day} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
+        return as === "date" ? sqlDay(p) : sqlDateTime(p, raw);
       };
     case "id":
       return (raw) => {
         const s = scalarKey(raw);
+        const unresolved = s === undefined ? undefined : namesNoId(s);
+        if (unresolved !== undefined) return unresolved;
         const n = s === undefined ? undefined : integerOf(s, prefixes);
         return n ?? fail("invalid_value", `${describeValue(raw)} is not an id or a reference`);
       };

@@ -1,4 +1,5 @@
 // FHIR datatypes: codeable_concept, fhir_reference, fhir_date, fhir_period.
+import { isBlank } from "./absent.js";
 import { type ConfigOf, lazySchema, type Zod } from "./config-schema.js";
 import { compileDateConverter } from "./date-convert.js";
 import { describeValue, scalarKey } from "./describe.js";
@@ -13,7 +14,7 @@ const optionalText = (get: Getter | undefined, record: Record<string, unknown>):
   if (!get) return undefined;
   const t = scalarKey(get(record));
   // Only whitespace is no text: a FHIR string needs a character that is not whitespace.
-  return t === undefined || t.trim() === "" ? undefined : t;
+  return t === undefined || isBlank(t) ? undefined : t;
 };
 
 const ccConfig = lazySchema((z) =>

@@ -18,8 +18,8 @@ import {
 } from "./types.js";
 import { isUcum } from "./ucum.js";
 
-/** Whitespace a FHIR code cannot hold: anything but single spaces (the value is trimmed already). */
-const INNER_WHITESPACE = /\s\s|[\t\n\r\f\v]/;
+/** Whitespace a FHIR code cannot hold: any but a single U+0020 space (the value is trimmed already). */
+const INNER_WHITESPACE = /[^\S ]| {2}/;
 const WHITESPACE_RUN = /\s+/g;
 const UCUM = "http://unitsofmeasure.org";
 /** The first components of the CWE triplets (identifier, text, coding system): CWE-1..3, 4..6, 10..12. */

@@ -4,6 +4,7 @@
 // source concept's system (marked userSelected: it is what the source recorded) or as text when it is a phrase,
 // and the source concept id in an extension. omop_concept_of reads each of them back.
 import { fhirSystemFor } from "../vocab/systems.js";
+import { isAbsent, isBlank } from "./absent.js";
 import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { describeValue, scalarKey } from "./describe.js";
 import {
@@ -41,17 +42,13 @@ const config = lazySchema((z) =>
     }),
 );
 
-/** As the mapper's: only whitespace ("   " from a fixed-width export) is no value either. */
-const absent = (v: unknown): boolean =>
-  v === undefined || v === null || v === "" || (typeof v === "string" && v.trim() === "");
-
 /** The first getter's value that is present. */
 function firstPresent(getters: Getter[]): Getter {
   if (getters.length === 1) return getters[0] as Getter;
   return (record) => {
     for (const g of getters) {
       const v = g(record);
-      if (!absent(v)) return v;
+      if (!isAbsent(v)) return v;
     }
     return undefined;
   };
@@ -74,7 +71,7 @@ export const omopCodeableConcept: TransformDefinition<ConfigOf<typeof config>> =
       ? ctx.compileSourcePath(cfg.source_concept_field)
       : undefined;
     return (value: unknown, record: SourceRecord) => {
-      const id = absent(value) ? 0 : conceptId(value);
+      const id = isAbsent(value) ? 0 : conceptId(value);
       if (id === undefined) return fail("invalid_value", `${describeValue(value)} is not a concept id`);
       const codings: Coding[] = [];
       let text: string | undefined;
@@ -86,7 +83,7 @@ export const omopCodeableConcept: TransformDefinition<ConfigOf<typeof config>> =
       }
       let warning: string | undefined;
       const rawSource = sourceConcept?.(record);
-      let sourceId = absent(rawSource) ? 0 : conceptId(rawSource);
+      let sourceId = isAbsent(rawSource) ? 0 : conceptId(rawSource);
       let warningCode: string | undefined;
       if (sourceId === undefined) {
         warning = `source concept ${describeValue(rawSource)} is not a concept id; left out`;
@@ -94,7 +91,7 @@ export const omopCodeableConcept: TransformDefinition<ConfigOf<typeof config>> =
         sourceId = 0;
       }
       const sv = sourceValue ? scalarKey(sourceValue(record)) : undefined;
-      if (sv !== undefined && sv.trim() !== "") {
+      if (sv !== undefined && !isBlank(sv)) {
         const code = asCode(sv);
         if (code === undefined) text = sv;
         else {

@@ -6,7 +6,7 @@ import { createHash } from "../hash.js";
 import { normalizeInteger } from "./casts.js";
 import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { describeValue, scalarKey } from "./describe.js";
-import { fail, type TransformDefinition } from "./types.js";
+import { fail, notice, type TransformDefinition, type Unmappable } from "./types.js";
 
 const config = lazySchema((z) =>
   z
@@ -34,7 +34,10 @@ const URN = /^urn:(?:uuid|oid):/i;
 
 /** The id part of an id or a reference: after the last "/" (dropping `_history/n`) or after `urn:uuid:`. */
 export function idPart(s: string): string {
-  const t = s.trim();
+  const trimmed = s.trim();
+  // A query on an absolute reference (`.../Patient/7?_format=json`) is no part of the id.
+  const q = trimmed.indexOf("?");
+  const t = q >= 0 ? trimmed.slice(0, q) : trimmed;
   if (URN.test(t)) return t.replace(URN, "");
   const parts = t.split("/");
   const h = parts.lastIndexOf("_history");
@@ -57,6 +60,30 @@ export function stableInteger(id: string, bits = 63): number | bigint {
 }
 
 /** The integer of an id or a reference, after the first of `prefixes` it carries; undefined for no id. */
+const CONDITIONAL = /^[A-Z][A-Za-z]+\?/;
+
+/**
+ * A reference that names no id in the data, said instead of hashed (its hash would be a key no row has):
+ * to a contained resource (`#p1`), which has no id outside its container, or conditional
+ * (`Organization?identifier=...|...`, as Synthea's transaction Bundles write organisations and
+ * practitioners), which a FHIR server resolves by search. Nothing is written, with a warning: the data is
+ * legitimate, the link is what cannot be kept. Undefined for anything else.
+ */
+export function namesNoId(value: string): Unmappable | undefined {
+  const t = value.trim();
+  if (t.charCodeAt(0) === 35)
+    return notice(
+      "unresolved_reference",
+      `"${t}" refers to a contained resource, which has no id of its own; the link is not written`,
+    );
+  if (CONDITIONAL.test(t))
+    return notice(
+      "unresolved_reference",
+      `"${t}" is a conditional reference (a FHIR server resolves it by search); it names no id in the data, so the link is not written`,
+    );
+  return undefined;
+}
+
 export function integerOf(
   value: string,
   prefixes: readonly string[],
@@ -82,17 +109,8 @@ export const integerId: TransformDefinition<ConfigOf<typeof config>> = {
     const prefixes = cfg.prefix === undefined ? [] : [cfg.prefix].flat();
     return (v) => {
       const s = scalarKey(v);
-      // References that name no id in the data: a hash of their text would be a key no row has.
-      if (s !== undefined && s.charCodeAt(0) === 35)
-        return fail(
-          "invalid_value",
-          `${describeValue(v)} refers to a contained resource, which has no id of its own; it is not written`,
-        );
-      if (s?.includes("?"))
-        return fail(
-          "invalid_value",
-          `${describeValue(v)} is a conditional reference (a FHIR server resolves it by search); it names no id in the data and is not written`,
-        );
+      const unresolved = s === undefined ? undefined : namesNoId(s);
+      if (unresolved !== undefined) return unresolved;
       const n = s === undefined ? undefined : integerOf(s, prefixes, bits);
       return n ?? fail("invalid_value", `${describeValue(v)} is not an id or a reference`);
     };

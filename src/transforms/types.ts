@@ -13,8 +13,14 @@ export class Unmappable {
     readonly message: string,
     /** Written anyway (a warning) when present: the value was converted with a loss the message names. */
     readonly fallback?: unknown,
+    /** "warning": nothing is written and that is no fault of the record (a reference that names no id). */
+    readonly severity?: "warning",
   ) {}
 }
+
+/** Nothing written, said in a warning: the value is legitimate, but names nothing this target can hold. */
+export const notice = (code: string, message: string): Unmappable =>
+  new Unmappable(code, message, undefined, "warning");
 
 /** Shorthand for `new Unmappable(code, message)`: the field is left out and an error issue counted. */
 export const fail = (code: string, message: string): Unmappable => new Unmappable(code, message);

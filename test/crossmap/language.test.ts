@@ -56,6 +56,9 @@ describe("conditions", () => {
     expect(holds("{field: t, in: [ORM, OML]}", { t: "ORU" })).toBe(false);
     expect(holds("{field: d, present: true}", { d: "" })).toBe(false);
     expect(holds("{field: d, present: false}", { d: null })).toBe(true);
+    // Whitespace only is no value, as the mapper reads it (an OBX-2 of one space is empty).
+    expect(holds("{field: d, present: false}", { d: " \u00a0" })).toBe(true);
+    expect(holds("{field: d, present: true}", { d: " x" })).toBe(true);
     expect(holds('{field: v, matches: "^(TX|FT)$"}', { v: "FT" })).toBe(true);
     expect(holds('{field: v, matches: "^(TX|FT)$"}', { v: "FTX" })).toBe(false);
     expect(holds("{field: codes, in: [b]}", { codes: ["a", "b"] })).toBe(true);

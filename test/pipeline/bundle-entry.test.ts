@@ -15,6 +15,20 @@ describe("a Bundle entry as the record to map", () => {
     ).toEqual({ resource: { resourceType: "Patient", id: "p-7" } });
   });
 
+  it("reads a urn:oid fullUrl and either urn in any case, as references to them are read; a PUT by its url", () => {
+    expect(idFromFullUrl("urn:oid:1.2.840.10008.1", "Patient")).toBe("1.2.840.10008.1");
+    expect(idFromFullUrl("URN:UUID:11111111-2222-3333-4444-555555555555", "Patient")).toBe(
+      "11111111-2222-3333-4444-555555555555",
+    );
+    expect(
+      entryRecord({
+        fullUrl: "urn:uuid:11111111-2222-3333-4444-555555555555",
+        resource: { resourceType: "Patient" },
+        request: { method: "PUT", url: "Patient/123" },
+      }),
+    ).toEqual({ resource: { resourceType: "Patient", id: "123" } });
+  });
+
   it("keeps an id the resource has, and gives none from a fullUrl of another type or form", () => {
     expect(
       entryRecord({
@@ -23,7 +37,6 @@ describe("a Bundle entry as the record to map", () => {
       }),
     ).toEqual({ resource: { resourceType: "Patient", id: "a" } });
     expect(idFromFullUrl("https://ehr.example/fhir/Observation/o1", "Patient")).toBeUndefined();
-    expect(idFromFullUrl("urn:oid:1.2.3", "Patient")).toBeUndefined();
     expect(idFromFullUrl("urn:uuid:not-a-uuid", "Patient")).toBeUndefined();
     expect(idFromFullUrl(undefined, "Patient")).toBeUndefined();
   });

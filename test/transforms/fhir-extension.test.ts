@@ -47,6 +47,21 @@ describe("extension_value", () => {
     expect(read("date")([{ url: URL, valueDateTime: "2014-05-06T10:00:00+02:00" }]).out).toBe("2014-05-06");
     expect(read("datetime")([{ url: URL, valueDate: "2014-05-06" }]).out).toBe("2014-05-06 00:00:00");
   });
+  it("writes dates as datetime_text does: four-digit years, a leap second as :59 with a warning", () => {
+    expect(read("date")([{ url: URL, valueDate: "0950-03-04" }]).out).toBe("0950-03-04");
+    const leap = read("datetime")([{ url: URL, valueDateTime: "2016-12-31T23:59:60Z" }]);
+    expect([leap.out, leap.issues.map((i) => [i.code, i.severity])]).toEqual([
+      "2016-12-31 23:59:59",
+      [["precision_reduced", "warning"]],
+    ]);
+  });
+  it("writes no id for a contained or conditional reference, with a warning", () => {
+    const r = read("id")([{ url: URL, valueReference: { reference: "#loc1" } }]);
+    expect([r.out, r.issues.map((i) => [i.code, i.severity])]).toEqual([
+      undefined,
+      [["unresolved_reference", "warning"]],
+    ]);
+  });
   it("writes nothing when the extension is absent", () => {
     expect(read("string")([{ url: "other", valueString: "x" }])).toEqual({ out: undefined, issues: [] });
   });

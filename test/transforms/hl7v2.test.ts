@@ -126,6 +126,10 @@ describe("hl7v2_field", () => {
       'coding system "L" has no URI in systems; coding written without system; code "WBC\tCOUNT" has whitespace FHIR\'s code type cannot hold; written as "WBC COUNT"',
     ]);
     expect(t("CBC PANEL^Blood count^LN").issues).toEqual([]);
+    // A single space other than U+0020 (NBSP, EM SPACE) does not fit FHIR's pattern either.
+    expect(t("A\u00a0B^x^LN").out).toEqual({
+      coding: [{ system: "http://loinc.org", code: "A B", display: "x" }],
+    });
   });
   it("repetition picks one, or all", () => {
     expect(transformer("hl7v2_field", { format: "ST", repetition: 2 })("a~b").out).toBe("b");

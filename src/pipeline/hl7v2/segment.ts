@@ -196,14 +196,16 @@ export function compileSegmentParser(
   const readerFor =
     (composite: boolean[] | undefined): FieldReader =>
     (text, n) => {
-      if (text.includes(rs) || text.includes(ss) || text.includes(es) || text.includes(HL7_NULL))
-        return fieldValue(splitText(text));
+      if (text.includes(rs) || text.includes(ss) || text.includes(es)) return fieldValue(splitText(text));
       if (!text.includes(cs))
         return composite?.[n - 1] === true ? repetitionNode([[text]], [[[text]]]) : text;
       // Components only, nothing to unescape (most composite fields): one split.
       const comps = text.split(cs);
       const rep: string[][] = new Array(comps.length);
-      for (let c = 0; c < comps.length; c++) rep[c] = [comps[c] as string];
+      for (let c = 0; c < comps.length; c++) {
+        const comp = comps[c] as string;
+        rep[c] = [comp === HL7_NULL ? "" : comp];
+      }
       return repetitionNode(rep, [rep]);
     };
 
