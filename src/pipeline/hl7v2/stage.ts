@@ -108,12 +108,9 @@ export function createEr7BatchMapper(
 
   return (batch, result) => {
     result.messages = { messages: 0, bundles: 0, malformed: [] };
-    if (batch.tooLarge !== undefined) {
-      mapMessage({ ok: false, malformed: tooLargeMessage(batch, batch.tooLarge) }, batch.file, 1, result);
-      return;
-    }
-    if (batch.cutShort !== undefined) {
-      mapMessage({ ok: false, malformed: cutShortMessage(batch, batch.cutShort) }, batch.file, 1, result);
+    const unread = unreadMessage(batch);
+    if (unread !== undefined) {
+      mapMessage({ ok: false, malformed: unread }, batch.file, 1, result);
       return;
     }
     const { text, faults } = decodeBatch(batch.text);
@@ -126,24 +123,19 @@ export function createEr7BatchMapper(
   };
 }
 
-function tooLargeMessage(batch: Er7Batch, big: NonNullable<Er7Batch["tooLarge"]>): MalformedMessage {
+/** A batch that stands for one message the reader did not hand on (over the size limit, cut short). */
+function unreadMessage(batch: Er7Batch): MalformedMessage | undefined {
+  const big = batch.tooLarge;
+  const cut = batch.cutShort;
+  if (big === undefined && cut === undefined) return undefined;
   return {
     file: batch.file,
     index: batch.firstMessage,
     segment: 1,
-    segmentType: big.type,
+    segmentType: (big ?? cut)!.type,
     line: batch.firstLine,
-    message: `the message is ${big.bytes} bytes long, over the limit of ${big.limit} per message; it is not read`,
-  };
-}
-
-function cutShortMessage(batch: Er7Batch, cut: NonNullable<Er7Batch["cutShort"]>): MalformedMessage {
-  return {
-    file: batch.file,
-    index: batch.firstMessage,
-    segment: 1,
-    segmentType: cut.type,
-    line: batch.firstLine,
-    message: `the input ended in an error inside this message (after ${cut.lines} line${cut.lines === 1 ? "" : "s"} of it): it may be cut short, so it is not converted`,
+    message: big
+      ? `the message is ${big.bytes} bytes long, over the limit of ${big.limit} per message; it is not read`
+      : `the input ended in an error inside this message (after ${cut!.lines} line${cut!.lines === 1 ? "" : "s"} of it): it may be cut short, so it is not converted`,
   };
 }
