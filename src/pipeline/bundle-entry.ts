@@ -11,8 +11,10 @@ export type EntryRecord =
   | { request: string; method: string }
   | { problem: string };
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
+/** A JSON object (not null, not an array). */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 
 /** `urn:uuid:` and `urn:oid:` fullUrls, read as references to them are (stable-id.ts idPart). */
 const URN = /^urn:(?:uuid:([0-9a-fA-F-]{36})|oid:([0-2](?:\.(?:0|[1-9][0-9]*))+))$/i;
@@ -29,14 +31,14 @@ export function idFromFullUrl(fullUrl: unknown, type: unknown): string | undefin
 }
 
 export function entryRecord(entry: unknown): EntryRecord {
-  if (!isObject(entry)) return { problem: "entry has no resource object" };
+  if (!isPlainObject(entry)) return { problem: "entry has no resource object" };
   const resource = entry.resource;
-  if (isObject(resource)) {
+  if (isPlainObject(resource)) {
     if (resource.id === undefined) {
       // A PUT names the resource's id in its url (`Patient/123`); anything else by its fullUrl.
       const request = entry.request;
       const put =
-        isObject(request) && request.method === "PUT" && typeof request.url === "string"
+        isPlainObject(request) && request.method === "PUT" && typeof request.url === "string"
           ? idFromFullUrl(request.url, resource.resourceType)
           : undefined;
       const id = put ?? idFromFullUrl(entry.fullUrl, resource.resourceType);
@@ -45,7 +47,7 @@ export function entryRecord(entry: unknown): EntryRecord {
     return { resource };
   }
   const request = entry.request;
-  if (resource === undefined && isObject(request) && typeof request.method === "string") {
+  if (resource === undefined && isPlainObject(request) && typeof request.method === "string") {
     const url = typeof request.url === "string" ? ` ${request.url}` : "";
     return {
       method: request.method,

@@ -3,7 +3,7 @@
 // gathering set aside. The batch readers in stage.ts hand it records; it never throws for bad input.
 import { isHeld } from "../crossmap/gather.js";
 import type { MappingIssue, Position, SourceRecord } from "../crossmap/types.js";
-import { entryRecord } from "./bundle-entry.js";
+import { entryRecord, isPlainObject } from "./bundle-entry.js";
 import { stringifyJson } from "./json.js";
 import type { EntityMapper, MappingPlan } from "./plan.js";
 import type { BatchResult, HeldRecord, RunIssue } from "./types.js";
@@ -229,10 +229,6 @@ function toRunIssue(issue: MappingIssue, place: Place, entity: string): RunIssue
 
 function positionLabel(place: Place): string {
   return place.line !== undefined ? `${place.line}:entry[${place.entry}]` : `entry[${place.entry}]`;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 export function describeJsonType(value: unknown): string {

@@ -1,15 +1,11 @@
 // The mapping stage: turns one input batch into output text, counts and issues. It runs wherever the
 // work happens (a worker, or the main thread with --workers 1) and never throws for bad input.
+
+import { isPlainObject } from "./bundle-entry.js";
 import type { Hl7v2StageOptions } from "./hl7v2/stage.js";
 import { jsonSyntaxMessage, parseJson } from "./json.js";
 import type { MappingPlan } from "./plan.js";
-import {
-  describeJsonType,
-  isPlainObject,
-  type Place,
-  RecordBatch,
-  type RecordStage,
-} from "./stage-records.js";
+import { describeJsonType, type Place, RecordBatch, type RecordStage } from "./stage-records.js";
 import type {
   AnyBatch,
   BatchResult,
@@ -22,7 +18,8 @@ import type {
 import { unreadCheck } from "./unread.js";
 import { invalidUtf8Lines } from "./utf8.js";
 
-export { bundleEntries, isPlainObject } from "./stage-records.js";
+export { isPlainObject } from "./bundle-entry.js";
+export { bundleEntries } from "./stage-records.js";
 
 export interface StageOptions {
   onError: OnError;
