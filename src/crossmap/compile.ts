@@ -15,7 +15,13 @@ import {
   type OutputState,
 } from "./compile-output.js";
 import { type ConditionCompiler, compileCondition, type TransformCompiler } from "./conditions.js";
-import { type CompiledGroup, type CompiledOutput, createEntityMapper, memoizedId } from "./entity-mapper.js";
+import {
+  type CompiledExclusion,
+  type CompiledGroup,
+  type CompiledOutput,
+  createEntityMapper,
+  memoizedId,
+} from "./entity-mapper.js";
 import { EMPTY_GATHER_PLAN, type GatherPlan } from "./gather.js";
 import { createMapper } from "./mapper.js";
 import { type GroupSpec, readEntityEntry } from "./outputs.js";
@@ -69,6 +75,8 @@ interface EntityState {
   outputs: Map<string, OutputState>;
   groupWhen: (ConditionCompilerResult | undefined)[];
   groupForEach: (Getter | undefined)[];
+  /** The entity's `exclude` rules, compiled with its outputs. */
+  exclusions: CompiledExclusion[];
   reads: string[];
 }
 type ConditionCompilerResult = ReturnType<typeof compileCondition>;
@@ -105,6 +113,7 @@ export function compileDocument(
       outputs: new Map(),
       groupWhen: [],
       groupForEach: [],
+      exclusions: [],
       reads: [],
     };
     for (const g of groups) {
@@ -141,6 +150,15 @@ export function compileDocument(
       );
     }
   }
+  for (const entity of Object.keys(doc.exclude ?? {})) {
+    if (!entities.has(entity)) {
+      problems.add(
+        ["exclude", entity],
+        "unknown_entity",
+        `exclude for "${entity}", which is no entity_map source entity (entities: ${[...entities.keys()].join(", ")})`,
+      );
+    }
+  }
   for (const entity of Object.keys(doc.constants ?? {})) {
     if (!targets.has(entity)) {
       problems.add(
@@ -152,6 +170,11 @@ export function compileDocument(
     }
   }
   const compileOutputs = (e: EntityState): void => {
+    (doc.exclude?.[e.sourceEntity] ?? []).forEach((rule, i) => {
+      const at: KeyPath = ["exclude", e.sourceEntity, i, "when"];
+      const when = compileCondition(rule.when, at, { ...cond, env: { parameters }, reads: e.reads });
+      if (when) e.exclusions.push({ when, reason: rule.reason });
+    });
     for (const o of e.outputs.values()) compileOutputConstants(doc, o, problems);
     for (const o of e.outputs.values()) compileOutputRules(o, cond, problems);
     e.groups.forEach((g, i) => {
@@ -282,6 +305,7 @@ function buildMapper(doc: CrossmapDocument, e: EntityState): RecordMapper {
   const only = e.groups.length === 1 && !e.groups[0]?.choose ? e.groups[0]?.outputs[0] : undefined;
   const simple =
     only !== undefined &&
+    e.exclusions.length === 0 &&
     e.groups[0]?.when === undefined &&
     only.forEach === undefined &&
     Object.keys(only.doc).every((k) => k === "target" || k === "constants" || k === "description");
@@ -312,7 +336,13 @@ function buildMapper(doc: CrossmapDocument, e: EntityState): RecordMapper {
     if (forEach) cg.forEach = forEach;
     return cg;
   });
-  return createEntityMapper({ source: doc.source, target: doc.target, sourceEntity: e.sourceEntity, groups });
+  return createEntityMapper({
+    source: doc.source,
+    target: doc.target,
+    sourceEntity: e.sourceEntity,
+    groups,
+    exclusions: e.exclusions,
+  });
 }
 
 function compileField(

@@ -41,11 +41,18 @@ export interface CompiledGroup {
   outputs: CompiledOutput[];
 }
 
+/** An `exclude` rule: a record for which `when` holds gives no output, only an `excluded` warning. */
+export interface CompiledExclusion {
+  when: Predicate;
+  reason: string;
+}
+
 export interface EntityMapperParts {
   source: string;
   target: string;
   sourceEntity: string;
   groups: CompiledGroup[];
+  exclusions?: CompiledExclusion[];
 }
 
 const EMPTY: readonly MappingIssue[] = Object.freeze([]);
@@ -80,6 +87,7 @@ export function memoizedId(key: string, scope: SourceRecord, derive: () => Ident
 
 export function createEntityMapper(parts: EntityMapperParts): RecordMapper {
   const { groups, sourceEntity } = parts;
+  const exclusions = parts.exclusions ?? [];
   const first = groups[0]?.outputs[0];
   const anyDedupe = groups.some((g) => g.outputs.some((o) => o.dedupe));
 
@@ -176,6 +184,10 @@ export function createEntityMapper(parts: EntityMapperParts): RecordMapper {
   };
 
   const mapAll = (record: SourceRecord, position?: Position): MapAllResult => {
+    for (let i = 0; i < exclusions.length; i++) {
+      const x = exclusions[i] as CompiledExclusion;
+      if (x.when(record)) return excluded(x, position);
+    }
     const outputs: MapOutput[] = [];
     const issues: MappingIssue[] = [];
     idMemo.scope = undefined;
@@ -201,6 +213,19 @@ export function createEntityMapper(parts: EntityMapperParts): RecordMapper {
       issues: issues.length > 0 ? issues : EMPTY,
     };
   };
+
+  const excluded = (x: CompiledExclusion, position: Position | undefined): MapAllResult => ({
+    outputs: [],
+    issues: [
+      located(position, {
+        field: sourceEntity,
+        target: "",
+        code: "excluded",
+        severity: "warning",
+        message: `left out: ${x.reason}`,
+      }),
+    ],
+  });
 
   return {
     source: parts.source,

@@ -134,6 +134,17 @@ export const EntityEntrySchema = z.union([
   z.array(z.unknown()).min(1),
 ]);
 
+/**
+ * A rule that leaves a source record out: when `when` holds, the record gives no output and one `excluded`
+ * warning carrying `reason` (a resource entered in error, a procedure not done).
+ */
+export const ExcludeRuleSchema = z
+  .object({
+    when: z.unknown(),
+    reason: z.string().min(1),
+  })
+  .strict();
+
 export const ParameterSchema = z
   .object({
     default: z.union([z.string(), z.number(), z.boolean()]).optional(),
@@ -163,6 +174,8 @@ export const CrossmapDocumentSchema = z
      * mapped: a run does not report them as `unread_column`.
      */
     not_mapped: z.record(z.string(), z.array(z.string().min(1))).optional(),
+    /** Source entity -> the rules that leave a record of it out, checked before any output (first match). */
+    exclude: z.record(z.string(), z.array(ExcludeRuleSchema).min(1)).optional(),
   })
   .strict();
 
@@ -172,6 +185,7 @@ export type OutputDocument = z.infer<typeof OutputSchema>;
 export type ChooseDocument = z.infer<typeof ChooseSchema>;
 export type IdRule = z.infer<typeof IdRuleSchema>;
 export type IntoRule = z.infer<typeof IntoRuleSchema>;
+export type ExcludeRule = z.infer<typeof ExcludeRuleSchema>;
 export type CrossmapDocument = z.infer<typeof CrossmapDocumentSchema>;
 
 // Whatever validates a crossmap document loads this module: from now on the engine checks transform

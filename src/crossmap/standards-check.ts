@@ -107,6 +107,15 @@ export function checkStandards(doc: Raw, sink: WarningSink, options: StandardsCh
       if (problem) sink.add(["not_mapped", entity, i], "unknown_field", problem);
     });
   }
+  const exclude = isObject(doc.exclude) ? doc.exclude : {};
+  for (const [entity, rules] of Object.entries(exclude)) {
+    if (!source || !Array.isArray(rules)) continue;
+    rules.forEach((rule, i) => {
+      if (!isObject(rule)) return;
+      for (const [path, where] of conditionFields(rule.when, ["exclude", entity, i, "when"]))
+        checkPath(path, where, entity, source, sink);
+    });
+  }
   const fieldMap = isObject(doc.field_map) ? doc.field_map : {};
   for (const [key, value] of Object.entries(fieldMap)) {
     const dot = key.indexOf(".");

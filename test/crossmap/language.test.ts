@@ -126,6 +126,51 @@ describe("routing with choose", () => {
   });
 });
 
+describe("exclude", () => {
+  const exclude =
+    "exclude:\n  obs:\n    - {when: {field: status, equals: entered-in-error}, reason: entered in error}\n    - {when: {field: tags, in: [test]}, reason: a test record}";
+  it("leaves a record out with one excluded warning naming the first rule that holds; others map as before", () => {
+    const text = doc("  obs: measurement", "  obs.id: {target: measurement.measurement_id}", exclude);
+    const m = parseCrossmap(text).mapper("obs");
+    // An entity with exclusions takes the entity mapper, even in the one-to-one form.
+    expect(m.multi).toBe(true);
+    const out = mapAll(text, "obs", { id: 1, status: "entered-in-error", tags: ["test"] });
+    expect(out).toEqual({
+      outputs: [],
+      issues: [
+        {
+          record: 1,
+          field: "obs",
+          target: "",
+          code: "excluded",
+          severity: "warning",
+          message: "left out: entered in error",
+        },
+      ],
+    });
+    expect(mapAll(text, "obs", { id: 2, tags: ["x", "test"] }).issues[0]?.message).toBe(
+      "left out: a test record",
+    );
+    expect(mapAll(text, "obs", { id: 3, status: "final", tags: ["x"] })).toEqual({
+      outputs: [{ output: "obs.measurement", entity: "measurement", value: { measurement_id: 3 } }],
+      issues: [],
+    });
+  });
+  it("reports an entity entity_map lacks, a bad condition and a rule without reason at load", () => {
+    const bad = (extra: string) =>
+      loadError(doc("  obs: measurement", "  obs.id: {target: measurement.measurement_id}", extra));
+    expect(bad("exclude:\n  other:\n    - {when: {field: a, present: true}, reason: r}")).toContain(
+      'x.yaml:9:5: exclude.other: exclude for "other", which is no entity_map source entity (entities: obs)',
+    );
+    expect(bad("exclude:\n  obs:\n    - {when: {field: a}, reason: r}")).toContain(
+      "exclude.obs[0].when: a condition needs one test: equals, in, present or matches",
+    );
+    expect(bad("exclude:\n  obs:\n    - {when: {field: a, present: true}}")).toContain(
+      "exclude.obs[0].reason",
+    );
+  });
+});
+
 describe("for_each and derived ids", () => {
   const text = doc(
     "  Observation:\n    - target: measurement\n      for_each: component\n      id: {source: id, salt: c, format: text}",

@@ -35,6 +35,15 @@ describe("names checked against crossmaps/standards/", () => {
     ]);
   });
 
+  it("checks the fields exclude conditions read", () => {
+    const text = `${OMOP_FHIR}entity_map:\n  person: Patient\nfield_map:\n  person.person_id: {target: Patient.id, transform: str}\nexclude:\n  person:\n    - {when: {field: race_concpt_id, equals: 0}, reason: r}\n`;
+    const a = analyse(text);
+    expect(lines(a.errors)).toEqual([]);
+    expect(lines(a.warnings)).toEqual([
+      'x.yaml:9:22: warning: exclude.person[0].when.field: person has no field "race_concpt_id" in omop_cdm_v5.4 (did you mean "race_concept_id"?)',
+    ]);
+  });
+
   it("checks entity names, declared sources, constants and paths read from a transform's config", () => {
     const text = [
       "source: fhir_r4",

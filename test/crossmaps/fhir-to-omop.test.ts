@@ -175,3 +175,62 @@ describe("FHIR R4 -> OMOP CDM v5.4 on the Synthea sample Bundles", () => {
     expect(omopRowProblems("observation", allergy.value)).toEqual([]);
   });
 });
+
+describe("resources that record a mistake or something that did not happen", () => {
+  const subject = { reference: "Patient/p1" };
+  const code = { coding: [{ system: "http://snomed.info/sct", code: "44054006" }] };
+  const verification = (c: string) => ({
+    coding: [{ system: "http://terminology.hl7.org/CodeSystem/condition-ver-status", code: c }],
+  });
+  const base: Record<string, Record<string, unknown>> = {
+    Encounter: { subject, class: { code: "AMB" }, period: { start: "2020-01-01" } },
+    Condition: { subject, code, onsetDateTime: "2020-01-01" },
+    Procedure: { subject, code, performedDateTime: "2020-01-01" },
+    Observation: { subject, code, effectiveDateTime: "2020-01-01", valueString: "x" },
+    MedicationStatement: { subject, medicationCodeableConcept: code, effectiveDateTime: "2020-01-01" },
+    MedicationRequest: { subject, medicationCodeableConcept: code, authoredOn: "2020-01-01" },
+    Immunization: { patient: subject, vaccineCode: code, occurrenceDateTime: "2020-01-01" },
+    AllergyIntolerance: { patient: subject, code, recordedDate: "2020-01-01" },
+  };
+  const run = (type: string, extra: Record<string, unknown>) =>
+    mapAll(cm.mapper(type), { resourceType: type, id: "x1", ...base[type], ...extra }, 1);
+
+  it("leaves each out with one excluded warning, and keeps the statuses of what did happen", () => {
+    const left: [string, Record<string, unknown>][] = [
+      ["Encounter", { status: "entered-in-error" }],
+      ["Condition", { verificationStatus: verification("entered-in-error") }],
+      ["Condition", { verificationStatus: verification("refuted") }],
+      ["Procedure", { status: "not-done" }],
+      ["Procedure", { status: "entered-in-error" }],
+      ["Observation", { status: "cancelled" }],
+      ["Observation", { status: "entered-in-error" }],
+      ["MedicationStatement", { status: "not-taken" }],
+      ["MedicationRequest", { status: "entered-in-error" }],
+      ["Immunization", { status: "not-done" }],
+      ["AllergyIntolerance", { verificationStatus: verification("refuted") }],
+    ];
+    for (const [type, extra] of left) {
+      const r = run(type, extra);
+      expect(r.outputs, `${type} ${JSON.stringify(extra)}`).toEqual([]);
+      expect(r.issues.map((i) => [i.code, i.severity, i.field])).toEqual([["excluded", "warning", type]]);
+      expect(r.issues[0]?.message).toMatch(/^left out: (status|verificationStatus) /);
+    }
+    const kept: [string, Record<string, unknown>][] = [
+      ["Encounter", { status: "finished" }],
+      ["Encounter", { status: "cancelled" }],
+      ["Condition", { verificationStatus: verification("provisional") }],
+      ["Condition", {}],
+      ["Procedure", { status: "completed" }],
+      ["Observation", { status: "final" }],
+      ["MedicationStatement", { status: "completed" }],
+      ["MedicationRequest", { status: "cancelled" }],
+      ["Immunization", { status: "completed" }],
+      ["AllergyIntolerance", { verificationStatus: verification("unconfirmed") }],
+    ];
+    for (const [type, extra] of kept) {
+      const r = run(type, extra);
+      expect(r.outputs.length, `${type} ${JSON.stringify(extra)}`).toBe(1);
+      expect(r.issues.filter((i) => i.code === "excluded")).toEqual([]);
+    }
+  });
+});

@@ -291,3 +291,24 @@ describe("FHIR R4 -> openEHR 1.0.4 on the Synthea sample Bundles", () => {
       it(id, () => expectGoldenComposition(extras, "fhir", id));
   });
 });
+
+describe("resources that record a mistake or something that did not happen", () => {
+  it("become no entry, each with one excluded warning", async () => {
+    const { loadCrossmapFile } = await import("../../src/crossmap/load.js");
+    const { BUILTIN_DIR } = await import("../../src/crossmap/catalog.js");
+    const cm = await loadCrossmapFile(join(BUILTIN_DIR, "fhir_r4-to-openehr_1.0.4.yaml"));
+    const subject = { reference: "Patient/p1" };
+    const code = { coding: [{ system: "http://loinc.org", code: "8867-4" }] };
+    const cases: Record<string, unknown>[] = [
+      { resourceType: "Observation", status: "cancelled", subject, code, effectiveDateTime: "2020-01-01" },
+      { resourceType: "Procedure", status: "not-done", subject, code, performedDateTime: "2020-01-01" },
+      { resourceType: "Immunization", status: "entered-in-error", patient: subject, vaccineCode: code },
+    ];
+    for (const r of cases) {
+      const m = cm.mapper(r.resourceType as string);
+      const out = m.mapAll?.({ id: "x1", ...r }, 1);
+      expect(out?.outputs).toEqual([]);
+      expect(out?.issues.map((i) => i.code)).toEqual(["excluded"]);
+    }
+  });
+});
