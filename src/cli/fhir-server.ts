@@ -112,9 +112,11 @@ export function formatServerLine(r: FhirServerReport): string {
 }
 
 /**
- * Folds the server's answers into the run: its issues counted in the summary (`errors` counts each
- * rejected record or message), written to --errors after the run's own (or the first ones to stderr), the
- * report under `fhir_server`, and a summary line.
+ * Folds the server's answers into the run: each resource the server rejected is one the destination
+ * refused (`rows_refused`, out of `records_out`, as a database's refused row), not one more record with
+ * errors (a record the mapping had already found in error would count twice); its issues are counted by
+ * code, written to --errors after the run's own (or the first ones to stderr), the report goes under
+ * `fhir_server`, and a summary line.
  */
 export async function foldServerReport(
   writer: FhirServerWriter,
@@ -124,7 +126,10 @@ export async function foldServerReport(
   const log = writer.issues;
   const report = writer.report();
   summary.fhir_server = report;
-  summary.errors += log.errors;
+  if (report.rejected > 0) {
+    summary.records_out -= report.rejected;
+    summary.rows_refused = (summary.rows_refused ?? 0) + report.rejected;
+  }
   summary.warnings += log.warnings;
   for (const [code, n] of Object.entries(log.byCode)) {
     summary.issues_by_code[code] = (summary.issues_by_code[code] ?? 0) + n;

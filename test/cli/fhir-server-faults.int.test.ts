@@ -197,8 +197,10 @@ describe("a server that rejects what it is sent", () => {
     );
     expect(JSON.parse(readFileSync(summary, "utf8"))).toMatchObject({
       records_in: 3,
-      records_out: 3,
-      errors: 1,
+      // The rejected Patient is refused by the destination, not one more record with errors.
+      records_out: 2,
+      rows_refused: 1,
+      errors: 0,
       issues_by_code: { fhir_rejected: 1 },
       fhir_server: { bundles: 1, resources_sent: 3, accepted: 2, rejected: 1 },
     });
