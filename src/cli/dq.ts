@@ -4,7 +4,7 @@ import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { dqdJson } from "../dq/json.js";
 import { runDataQuality, selectsAnyCheck } from "../dq/run.js";
-import { formatReport } from "../dq/summary.js";
+import { formatReport, isFailure } from "../dq/summary.js";
 import { AppError } from "../errors.js";
 import { openDatabase } from "../sinks/db/client.js";
 
@@ -82,7 +82,7 @@ export function registerDq(program: Command): void {
         });
         process.stdout.write(`${formatReport(run, client.display).join("\n")}\n`);
         if (flags.json) await writeFile(flags.json, `${dqdJson(run)}\n`);
-        const bad = run.CheckResults.some((r) => r.failed === 1 || r.isError === 1);
+        const bad = run.CheckResults.some(isFailure);
         if (bad) process.exitCode = 1;
       } finally {
         await client.close();

@@ -53,9 +53,29 @@ export function summarize(results: readonly CheckResult[]): Overview {
   };
 }
 
+export type CheckStatus = "passed" | "failed" | "not applicable" | "error";
+
+/**
+ * One status per check, for the counts `crossmap dq` prints and its exit code: not applicable first (DQD
+ * marks a check on a missing table or field not applicable, and its query errs for the same reason: the
+ * error is the missing table's, which the cdmTable or cdmField check already fails), then an error, then
+ * failed. Counted this way every check is in one column and the columns add up to the checks run.
+ */
+export function checkStatus(r: CheckResult): CheckStatus {
+  if (r.notApplicable === 1) return "not applicable";
+  if (r.isError === 1) return "error";
+  return r.failed === 1 ? "failed" : "passed";
+}
+
+/** A check that makes `crossmap dq` exit 1: failed, or errs while applicable. */
+export const isFailure = (r: CheckResult): boolean => {
+  const s = checkStatus(r);
+  return s === "failed" || s === "error";
+};
+
 /** A check the dashboard shows as a pass (passed or not applicable) or a failure (failed or an error). */
-const dashboardPass = (r: CheckResult) => r.passed === 1 || r.notApplicable === 1;
-const dashboardFail = (r: CheckResult) => r.failed === 1 || r.isError === 1;
+const dashboardPass = (r: CheckResult) => !isFailure(r);
+const dashboardFail = isFailure;
 
 /** What `crossmap dq` prints: which database, then the summary. */
 export function formatReport(run: DqRun, display: string): string[] {
@@ -90,12 +110,14 @@ export function formatSummary(results: readonly CheckResult[], overview: Overvie
     ]);
   }
   lines.push(...alignColumns(table));
-  const notApplicable = results.filter((r) => r.notApplicable === 1).length;
-  const errors = results.filter((r) => r.isError === 1).length;
-  const passed = results.filter((r) => r.passed === 1).length;
+  const counted = (rows: readonly CheckResult[], status: CheckStatus) =>
+    rows.reduce((k, r) => (checkStatus(r) === status ? k + 1 : k), 0);
+  const notApplicable = counted(results, "not applicable");
+  const errors = counted(results, "error");
+  const passed = counted(results, "passed");
   lines.push(
     "",
-    `${n(overview.countTotal)} checks: ${n(passed)} passed, ${n(overview.countOverallFailed)} failed, ` +
+    `${n(overview.countTotal)} checks: ${n(passed)} passed, ${n(counted(results, "failed"))} failed, ` +
       `${n(notApplicable)} not applicable, ${n(errors)} errors; ${overview.percentPassed}% passed as DQD counts ` +
       "(not applicable and errors count as passed there)",
     "",
@@ -108,14 +130,14 @@ export function formatSummary(results: readonly CheckResult[], overview: Overvie
       name,
       rows[0]?.category ?? "",
       n(rows.length),
-      n(rows.filter((r) => r.passed === 1).length),
-      n(rows.filter((r) => r.failed === 1).length),
-      n(rows.filter((r) => r.notApplicable === 1).length),
-      n(rows.filter((r) => r.isError === 1).length),
+      n(counted(rows, "passed")),
+      n(counted(rows, "failed")),
+      n(counted(rows, "not applicable")),
+      n(counted(rows, "error")),
     ]);
   }
   lines.push(...alignColumns(perCheck));
-  const failures = results.filter((r) => r.failed === 1 || r.isError === 1);
+  const failures = results.filter(isFailure);
   if (failures.length > 0) lines.push("", `${failures.length === 1 ? "Failure" : "Failures"}:`);
   for (const r of failures) lines.push(`  ${describeFailure(r)}`);
   return lines;

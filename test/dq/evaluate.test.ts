@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { listChecks } from "../../src/dq/checks.js";
 import { loadDefinitions } from "../../src/dq/definitions.js";
 import { applyNotApplicable, type CheckResult, evaluateCheck } from "../../src/dq/evaluate.js";
-import { describeFailure, summarize } from "../../src/dq/summary.js";
+import { checkStatus, describeFailure, formatSummary, isFailure, summarize } from "../../src/dq/summary.js";
 
 const checks = listChecks(loadDefinitions(), { cdm: "cdm", vocab: "cdm" });
 const find = (name: string, table: string, field?: string) => {
@@ -104,5 +104,51 @@ describe("applyNotApplicable: DQD's not-applicable rules", () => {
       countThresholdFailed: 0,
       percentPassed: 83.33,
     });
+  });
+
+  it("counts a check on a missing table once, as not applicable, though its query erred", () => {
+    const noTable = evaluateCheck(find("cdmTable", "NOTE_NLP"), { error: "relation does not exist" }, "q", 0);
+    const noTableField = evaluateCheck(
+      find("cdmField", "NOTE_NLP", "NOTE_NLP_ID"),
+      { error: "does not exist" },
+      "q",
+      0,
+    );
+    const completeness = evaluateCheck(
+      find("measureValueCompleteness", "NOTE_NLP", "NOTE_NLP_ID"),
+      { error: 'relation "note_nlp" does not exist' },
+      "q",
+      0,
+    );
+    const pk = evaluateCheck(
+      find("isPrimaryKey", "NOTE_NLP", "NOTE_NLP_ID"),
+      { error: 'relation "note_nlp" does not exist' },
+      "q",
+      0,
+    );
+    const results = run([noTable, true], [noTableField, true], [completeness, true], [pk, true]);
+    const erredNotApplicable = results.filter((r) => r.isError === 1 && r.notApplicable === 1);
+    expect(erredNotApplicable.length).toBe(2);
+    expect(results.map(checkStatus)).toEqual([
+      "failed",
+      "not applicable",
+      "not applicable",
+      "not applicable",
+    ]);
+    expect(results.filter(isFailure)).toEqual([noTable]);
+    const lines = formatSummary(results, summarize(results));
+    expect(lines).toContain(
+      "4 checks: 0 passed, 1 failed, 3 not applicable, 0 errors; 75% passed as DQD counts (not applicable and errors count as passed there)",
+    );
+    expect(lines.slice(lines.indexOf("Failure:") + 1)).toEqual([
+      "  cdmTable NOTE_NLP: relation does not exist",
+    ]);
+    // The category table's Pass and Fail add up to its Total.
+    expect(
+      lines
+        .find((l) => l.startsWith("Total"))
+        ?.split(/\s+/)
+        .slice(-4),
+    ).toEqual(["3", "1", "4", "75.0%"]);
   });
 });
