@@ -24,7 +24,7 @@ export function registerVocab(program: Command): void {
     .description("Build an index from Athena CONCEPT.csv / CONCEPT_RELATIONSHIP.csv (TAB or comma form).")
     .requiredOption("--out <index-dir>", "index directory to create or replace")
     .option("--vocabularies <ids>", "keep only these vocabulary_ids, comma-separated", list)
-    .option("--quiet", "no progress bar")
+    .option("-q, --quiet", "no progress bar")
     .action(async (athenaDir: string, o: { out: string; vocabularies?: string[]; quiet?: boolean }) => {
       const bar = !o.quiet && process.stderr.isTTY ? progressBar() : undefined;
       const report = await buildVocabulary({

@@ -23,7 +23,8 @@ afterAll(() => tmp.remove());
 describe("crossmap vocab build", () => {
   it("builds the shipped sample and says what it loaded, as JSON", () => {
     const out = join(tmp.path, "again");
-    const r = crossmap("vocab", "build", "vocab", "--out", out);
+    // -q as every other command spells --quiet.
+    const r = crossmap("vocab", "build", "vocab", "--out", out, "-q");
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(""); // no progress bar when stderr is not a terminal
     const summary = JSON.parse(r.stdout);
