@@ -19,6 +19,11 @@ export interface Header {
   appAck: string;
   /** The character set the bytes were read in. */
   charset: "utf-8" | "latin1";
+  /**
+   * Of a UTF-8 MSH line with characters outside ASCII: the resend key and sender label a listener made
+   * before it read such a line as UTF-8, from the same line read as Latin-1 (see formerResendKey).
+   */
+  former?: { resendKey: string; sender: string };
 }
 
 /**
@@ -133,7 +138,9 @@ function readMsh(
   if (text === undefined) return { header, charset };
   const d = readDelimiters(text);
   if (typeof d === "string") return { problem: d, code: "102" };
-  return { header: readHeader(text, d), charset };
+  const utf8 = readHeader(text, d);
+  utf8.former = { resendKey: resendKey(header), sender: senderOf(header) };
+  return { header: utf8, charset };
 }
 
 function readHeader(line: string, delimiters: Delimiters): Header {
@@ -166,24 +173,19 @@ export function resendKey(h: Header): string {
 }
 
 /**
- * The resend key a listener made of this message before it read a UTF-8 MSH line as UTF-8: the line's bytes
- * as Latin-1 characters (`MÃ\u009cNCHEN` for `MÜNCHEN`). Undefined when that is the same key (an MSH line
- * in ASCII, or a message in 8859/1, which was always read so). A journal kept before the upgrade holds
- * such keys: a resend across it is recognised by this one.
+ * The resend key a listener made of this message before it read a UTF-8 MSH line as UTF-8: the key of the
+ * line read as Latin-1, as that listener read it (`MÃ\u009cNCHEN` for `MÜNCHEN`; a control id whose last
+ * character's UTF-8 ends in A0, such as `à`, lost that byte to trim() there as a no-break space). Undefined
+ * when that is the same key (an MSH line in ASCII, or a message in 8859/1, which was always read so). A
+ * journal kept before the upgrade holds such keys: a resend across it is recognised by this one.
  */
 export function formerResendKey(h: Header): string | undefined {
-  return h.charset === "utf-8" ? asLatin1(resendKey(h)) : undefined;
+  return h.former?.resendKey;
 }
 
 /** The sender label a listener made before reading a UTF-8 MSH line as UTF-8 (as formerResendKey). */
 export function formerSenderOf(h: Header): string | undefined {
-  return h.charset === "utf-8" ? asLatin1(senderOf(h)) : undefined;
-}
-
-/** Text's UTF-8 bytes read as Latin-1; undefined when it is ASCII (the same text). */
-function asLatin1(text: string): string | undefined {
-  const bytes = Buffer.from(text, "utf8");
-  return bytes.length === text.length ? undefined : bytes.toString("latin1");
+  return h.former?.sender;
 }
 
 /** The sender as a label: `MSH-3|MSH-4` as written. */

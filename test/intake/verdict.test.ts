@@ -74,6 +74,11 @@ describe("judge: what the listener does with a frame", () => {
     ]);
     // The key a listener made before, reading the line's bytes as Latin-1 (Ü is C3 9C in UTF-8).
     expect(formerResendKey(v.header)).toBe("ADTApp\u001fM\u00c3\u009cNCHEN\u001fMSG-\u00c3\u00841");
+    // A control id ending in à (C3 A0): the former listener's trim() took A0 for a no-break space.
+    const nbsp = judge(bytes(utf8.replace("|MSG-Ä1|", "|MSG-à|")), "patient");
+    expect(nbsp.kind === "keep" && formerResendKey(nbsp.header)).toBe(
+      "ADTApp\u001fM\u00c3\u009cNCHEN\u001fMSG-\u00c3",
+    );
     const noPid = judge(bytes(utf8.replace(/PID[^\r]*\r/, "")), "patient");
     expect(noPid.kind === "keep" && noPid.keys).toEqual(["sender:ADTApp|MÜNCHEN"]);
     // The same in ASCII or in 8859/1 made the same key before: no former one.
