@@ -220,7 +220,8 @@ function conditionFields(when: unknown, at: KeyPath): [string, KeyPath][] {
 /** A source path outside a field entry's own source: `$` names are the reader's context, `a[*].b` reads a. */
 function checkPath(path: string, at: KeyPath, entity: string, side: Side, sink: WarningSink): void {
   if (path.startsWith("$")) return;
-  const problem = side.fieldProblem(entity, headField(path), !sink.full);
+  // A repetition (`5$2`) is its field's, as in checkSources.
+  const problem = side.fieldProblem(entity, headField(path).replace(/\$\d+$/, ""), !sink.full);
   if (problem) sink.add(at, "unknown_field", problem);
 }
 

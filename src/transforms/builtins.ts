@@ -6,6 +6,7 @@
 import { base64 } from "./base64.js";
 import { bool, float, int, passthrough, str } from "./casts.js";
 import { chain, firstOf } from "./combinators.js";
+import { components } from "./components.js";
 import { constant } from "./constant.js";
 import { dateFromParts } from "./date-from-parts.js";
 import { datePart } from "./date-part.js";
@@ -65,6 +66,7 @@ export function builtinTransforms(): TransformRegistry {
     .register("derived_id", derivedId)
     .register("first_of", firstOf)
     .register("chain", chain)
+    .register("components", components)
     .register("fhir_extension", fhirExtension)
     .register("extension_value", extensionValueReader)
     .register("omop_codeable_concept", omopCodeableConcept)

@@ -23,19 +23,44 @@ function convert(type: string, ...segments: string[]) {
 }
 
 describe("OBX-5 values the Observation cannot hold", () => {
-  it("writes the first of a repeated OBX-5 and reports the second with its value", () => {
+  it("writes a repeated OBX-5 as components, one per repetition with OBX-3 as its code (IG OBX[Observation-Component])", () => {
     const r = convert(
       "ORU^R01^ORU_R01",
       "PID|1||P1^^^F^MR||A^B",
       "OBR|1||F1|24331-1^Panel^LN",
       "OBX|1|NM|2345-7^Glucose^LN|1|101~102|mg/dL|||||F",
+      "OBX|2|CWE|600-7^Culture^LN|1|E.COLI^E coli^L~KLEB^Klebsiella^L||||||F",
+      "OBX|3|DTM|x1^Seen^L|1|20260301~2026030212||||||F",
+      "OBX|4|ED|x2^Doc^L|1|^TEXT^^A^one~^TEXT^^A^two||||||F",
     );
-    expect(r.of("Observation")[0]?.valueQuantity).toMatchObject({ value: 101 });
-    expect(r.issues).toContainEqual([
-      "OBX.5",
-      "unmapped_value",
-      "error",
-      "OBX-5 repeats and Observation.value[x] holds one value: the first repetition is written, this second one (and any after it) is not",
+    const [glucose, culture, seen, doc] = r.of("Observation");
+    const code = (c: string, d: string) => ({
+      coding: [{ system: "http://loinc.org", code: c, display: d }],
+    });
+    const mgdl = { unit: "mg/dL", system: "http://unitsofmeasure.org", code: "mg/dL" };
+    expect([glucose?.valueQuantity, glucose?.component]).toEqual([
+      undefined,
+      [
+        { code: code("2345-7", "Glucose"), valueQuantity: { value: 101, ...mgdl } },
+        { code: code("2345-7", "Glucose"), valueQuantity: { value: 102, ...mgdl } },
+      ],
+    ]);
+    expect(
+      (culture?.component as { valueCodeableConcept: unknown }[]).map((c) => c.valueCodeableConcept),
+    ).toEqual([
+      { coding: [{ code: "E.COLI", display: "E coli" }] },
+      { coding: [{ code: "KLEB", display: "Klebsiella" }] },
+    ]);
+    expect(seen?.component).toHaveLength(2);
+    // A type without a component map (ED): the first is written, the second reported with its value.
+    expect(doc?.component).toBeUndefined();
+    expect(r.issues.filter((i) => i[1] === "unmapped_value" && i[2] === "error")).toEqual([
+      [
+        "OBX.5",
+        "unmapped_value",
+        "error",
+        "OBX-5 repeats and Observation.value[x] holds one value: the first repetition is written, this second one (and any after it) is not",
+      ],
     ]);
   });
 
