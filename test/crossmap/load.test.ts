@@ -29,7 +29,7 @@ describe("load errors name the file, line, column and key", () => {
   const head = "source: s\ntarget: t\nentity_map: {e: T}\n";
   it("unknown transform, with a suggestion", () => {
     expect(loadError(`${head}field_map:\n  e.a:\n    target: T.b\n    transform: strr\n`)).toBe(
-      'crossmap x.yaml is invalid (1 problem)\n  x.yaml:7:16: field_map["e.a"].transform: unknown transform "strr" (did you mean "str"?); known: base64, bool, chain, codeable_concept, constant, date_from_parts, date_part, datetime_text, derived_id, dv_coded_text, dv_coded_text_from_coding, dv_date_time, dv_proportion, dv_quantity, dv_text, extension_value, fhir_date, fhir_extension, fhir_period, fhir_reference, first_of, float, format, hl7v2_field, int, integer_id, omop_codeable_concept, omop_concept_of, omop_quantity, openehr_element, passthrough, quantity, report, select, str, value_map, vocabulary_lookup, vocabulary_reverse_lookup',
+      'crossmap x.yaml is invalid (1 problem)\n  x.yaml:7:16: field_map["e.a"].transform: unknown transform "strr" (did you mean "str"?); known: base64, bool, chain, codeable_concept, components, constant, date_from_parts, date_part, datetime_text, derived_id, dv_coded_text, dv_coded_text_from_coding, dv_date_time, dv_proportion, dv_quantity, dv_text, extension_value, fhir_date, fhir_extension, fhir_period, fhir_reference, first_of, float, format, hl7v2_field, int, integer_id, omop_codeable_concept, omop_concept_of, omop_quantity, openehr_element, passthrough, quantity, report, select, str, value_map, vocabulary_lookup, vocabulary_reverse_lookup',
     );
   });
   it("unknown type of a named transform", () => {

@@ -134,7 +134,7 @@ describe("every problem of a document in one pass", () => {
       'x.yaml:6:41: entity_map.visit_occurrence.constans: unknown key "constans"',
       'x.yaml:7:10: entity_map.death.target: "target" is required',
       'x.yaml:7:11: entity_map.death.targt: unknown key "targt"',
-      'x.yaml:10:64: field_map["person.year_of_birth"].transform: unknown transform "fhir_datee" (did you mean "fhir_date"?); known: base64, bool, chain, codeable_concept, constant, date_from_parts, date_part, datetime_text, derived_id, dv_coded_text, dv_coded_text_from_coding, dv_date_time, dv_proportion, dv_quantity, dv_text, extension_value, fhir_date, fhir_extension, fhir_period, fhir_reference, first_of, float, format, hl7v2_field, int, integer_id, omop_codeable_concept, omop_concept_of, omop_quantity, openehr_element, passthrough, quantity, report, select, str, value_map, vocabulary_lookup, vocabulary_reverse_lookup',
+      'x.yaml:10:64: field_map["person.year_of_birth"].transform: unknown transform "fhir_datee" (did you mean "fhir_date"?); known: base64, bool, chain, codeable_concept, components, constant, date_from_parts, date_part, datetime_text, derived_id, dv_coded_text, dv_coded_text_from_coding, dv_date_time, dv_proportion, dv_quantity, dv_text, extension_value, fhir_date, fhir_extension, fhir_period, fhir_reference, first_of, float, format, hl7v2_field, int, integer_id, omop_codeable_concept, omop_concept_of, omop_quantity, openehr_element, passthrough, quantity, report, select, str, value_map, vocabulary_lookup, vocabulary_reverse_lookup',
     ]);
     expect(lines(a.warnings)).toEqual([
       'x.yaml:11:38: warning: field_map["person.gender_concept_id"].target: Patient has no field "gendr" in fhir_r4 (did you mean "gender"?)',
