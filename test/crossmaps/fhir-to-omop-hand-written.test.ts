@@ -1,0 +1,51 @@
+// The built-in FHIR -> OMOP crossmap on resources written by hand the way a hospital's FHIR server writes
+// them (not Synthea's, not the OMOP -> FHIR crossmap's): each case is a shape the samples lack.
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { BUILTIN_DIR } from "../../src/crossmap/catalog.js";
+import type { Crossmap } from "../../src/crossmap/crossmap.js";
+import { loadCrossmapFile } from "../../src/crossmap/load.js";
+import { mapAll } from "../support/map-all.js";
+
+let cm: Crossmap;
+beforeAll(async () => {
+  cm = await loadCrossmapFile(join(BUILTIN_DIR, "fhir_r4-to-omop_cdm_v5.4.yaml"));
+});
+
+const map = (r: Record<string, unknown>) => mapAll(cm.mapper(r.resourceType as string), r);
+const rowOf = (r: Record<string, unknown>, table: string) =>
+  map(r).outputs.find((o) => o.entity === table)?.value;
+
+const US_CORE = "http://hl7.org/fhir/us/core/StructureDefinition";
+const OMB = "urn:oid:2.16.840.1.113883.6.238";
+
+describe("Patient: US Core race and ethnicity", () => {
+  it("reads the ombCategory sub-extension wherever it stands (US Core does not order them)", () => {
+    const person = rowOf(
+      {
+        resourceType: "Patient",
+        id: "p3",
+        birthDate: "1980-07-15",
+        extension: [
+          {
+            url: `${US_CORE}/us-core-race`,
+            extension: [
+              { url: "text", valueString: "Asian" },
+              { url: "ombCategory", valueCoding: { system: OMB, code: "2028-9" } },
+            ],
+          },
+          {
+            url: `${US_CORE}/us-core-ethnicity`,
+            extension: [
+              { url: "detailed", valueCoding: { system: OMB, code: "2184-0" } },
+              { url: "ombCategory", valueCoding: { system: OMB, code: "2135-2" } },
+            ],
+          },
+        ],
+      },
+      "person",
+    );
+    expect(person?.race_concept_id).toBe(8515);
+    expect(person?.ethnicity_concept_id).toBe(38003563);
+  });
+});
