@@ -49,3 +49,49 @@ describe("Patient: US Core race and ethnicity", () => {
     expect(person?.ethnicity_concept_id).toBe(38003563);
   });
 });
+
+describe("Observation: valueInteger", () => {
+  const observation = (extra: Record<string, unknown>) => ({
+    resourceType: "Observation",
+    id: "o-int",
+    status: "final",
+    code: { coding: [{ system: "http://loinc.org", code: "2339-0" }] },
+    subject: { reference: "Patient/p1" },
+    effectiveDateTime: "2024-01-02",
+    ...extra,
+  });
+
+  it("is the row's value_as_number, as a Quantity's value is (a zero too)", () => {
+    const made = map(observation({ valueInteger: 0 }));
+    expect(made.outputs[0]?.value).toMatchObject({ value_as_number: 0, value_source_value: "0" });
+    expect(made.issues).toEqual([]);
+  });
+
+  it("is a component's value_as_number, and a panel of integers is its components' rows", () => {
+    const made = map(
+      observation({
+        code: { coding: [{ system: "http://loinc.org", code: "85354-9" }] },
+        component: [
+          { code: { coding: [{ system: "http://loinc.org", code: "8480-6" }] }, valueInteger: 120 },
+          { code: { coding: [{ system: "http://loinc.org", code: "8462-4" }] }, valueInteger: 80 },
+        ],
+      }),
+    );
+    expect(made.outputs.map((o) => [o.value.measurement_source_value, o.value.value_as_number])).toEqual([
+      ["8480-6", 120],
+      ["8462-4", 80],
+    ]);
+  });
+
+  it("keeps an Observation with a value of its own beside its components", () => {
+    const made = map(
+      observation({
+        valueInteger: 7,
+        component: [
+          { code: { coding: [{ system: "http://loinc.org", code: "8480-6" }] }, valueInteger: 120 },
+        ],
+      }),
+    );
+    expect(made.outputs.map((o) => o.value.value_as_number)).toEqual([7, 120]);
+  });
+});
