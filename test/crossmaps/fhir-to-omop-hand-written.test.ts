@@ -95,3 +95,46 @@ describe("Observation: valueInteger", () => {
     expect(made.outputs.map((o) => o.value.value_as_number)).toEqual([7, 120]);
   });
 });
+
+describe("MedicationRequest / MedicationStatement: medicationReference", () => {
+  const RXNORM = "http://www.nlm.nih.gov/research/umls/rxnorm";
+  const request = (extra: Record<string, unknown>) => ({
+    resourceType: "MedicationRequest",
+    id: "mr-1",
+    status: "active",
+    intent: "order",
+    subject: { reference: "Patient/p1" },
+    authoredOn: "2024-04-01",
+    ...extra,
+  });
+
+  it("reads the code of the contained Medication it names", () => {
+    for (const resourceType of ["MedicationRequest", "MedicationStatement"]) {
+      const made = map({
+        ...request({
+          contained: [
+            {
+              resourceType: "Medication",
+              id: "med1",
+              code: { coding: [{ system: RXNORM, code: "313988" }] },
+            },
+          ],
+          medicationReference: { reference: "#med1" },
+          effectiveDateTime: "2024-04-01",
+        }),
+        resourceType,
+      });
+      expect(made.outputs[0]?.value, resourceType).toMatchObject({
+        drug_concept_id: 0, // no vocabulary in this test: the source value is what tells
+        drug_source_value: "313988",
+      });
+      expect(made.issues.filter((i) => i.severity === "error")).toEqual([]);
+    }
+  });
+
+  it("says so when the Medication it names is elsewhere (another Bundle entry): drug_concept_id 0", () => {
+    const made = map(request({ medicationReference: { reference: "Medication/med2" } }));
+    expect(made.outputs[0]?.value.drug_concept_id).toBe(0);
+    expect(made.issues.map((i) => [i.code, i.severity])).toEqual([["unresolved_reference", "warning"]]);
+  });
+});
