@@ -96,6 +96,49 @@ describe("Observation: valueInteger", () => {
   });
 });
 
+describe("Observation: a Quantity without a unit", () => {
+  const observation = (extra: Record<string, unknown>) => ({
+    resourceType: "Observation",
+    id: "o-qty",
+    status: "final",
+    code: { coding: [{ system: "http://loinc.org", code: "29463-7" }] },
+    subject: { reference: "Patient/p1" },
+    effectiveDateTime: "2024-01-02",
+    ...extra,
+  });
+
+  it("leaves unit_concept_id empty (nothing to map), as it does with no value at all", () => {
+    const row = map(observation({ valueQuantity: { value: 72.5 } })).outputs[0]?.value;
+    expect(row?.value_as_number).toBe(72.5);
+    expect(row).not.toHaveProperty("unit_concept_id");
+  });
+
+  it("leaves a component's unit_concept_id empty too", () => {
+    const made = map(
+      observation({
+        code: { coding: [{ system: "http://loinc.org", code: "85354-9" }] },
+        component: [
+          {
+            code: { coding: [{ system: "http://loinc.org", code: "8480-6" }] },
+            valueQuantity: { value: 120 },
+          },
+        ],
+      }),
+    );
+    expect(made.outputs[0]?.value.value_as_number).toBe(120);
+    expect(made.outputs[0]?.value).not.toHaveProperty("unit_concept_id");
+  });
+
+  it("still gives 0 to a unit it cannot map (no vocabulary here), with the unit as source value", () => {
+    const row = map(
+      observation({
+        valueQuantity: { value: 72.5, unit: "kg", system: "http://unitsofmeasure.org", code: "kg" },
+      }),
+    ).outputs[0]?.value;
+    expect(row).toMatchObject({ unit_concept_id: 0, unit_source_value: "kg" });
+  });
+});
+
 describe("MedicationRequest / MedicationStatement: medicationReference", () => {
   const RXNORM = "http://www.nlm.nih.gov/research/umls/rxnorm";
   const request = (extra: Record<string, unknown>) => ({
