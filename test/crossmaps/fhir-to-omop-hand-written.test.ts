@@ -50,6 +50,30 @@ describe("Patient: US Core race and ethnicity", () => {
   });
 });
 
+describe("Encounter: class", () => {
+  const encounter = (code: string) => ({
+    resourceType: "Encounter",
+    id: "e1",
+    status: "finished",
+    class: { system: "http://terminology.hl7.org/CodeSystem/v3-ActCode", code },
+    subject: { reference: "Patient/p1" },
+    period: { start: "2024-06-01", end: "2024-06-02" },
+  });
+
+  it("maps the classes of the IG's EncounterClass ConceptMap without a word", () => {
+    const made = map(encounter("EMER"));
+    expect(made.outputs[0]?.value.visit_concept_id).toBe(9203);
+    expect(made.issues).toEqual([]);
+  });
+
+  it("gives 0 to a class outside it (PRENC), and says so", () => {
+    const made = map(encounter("PRENC"));
+    expect(made.outputs[0]?.value.visit_concept_id).toBe(0);
+    expect(made.issues.map((i) => [i.code, i.severity])).toEqual([["unmapped_value", "warning"]]);
+    expect(made.issues[0]?.message).toContain('"PRENC"');
+  });
+});
+
 describe("Observation: valueInteger", () => {
   const observation = (extra: Record<string, unknown>) => ({
     resourceType: "Observation",
