@@ -120,6 +120,31 @@ describe("Observation: valueInteger", () => {
   });
 });
 
+describe("Observation: a component's value of a type OMOP has no column for", () => {
+  it("writes the component's row without a value and says so in a warning, with the value", () => {
+    const made = map({
+      resourceType: "Observation",
+      id: "o-bp",
+      status: "final",
+      code: { coding: [{ system: "http://loinc.org", code: "85354-9" }] },
+      subject: { reference: "Patient/p1" },
+      effectiveDateTime: "2024-01-02",
+      component: [
+        { code: { coding: [{ system: "http://loinc.org", code: "8480-6" }] }, valueQuantity: { value: 120 } },
+        {
+          code: { coding: [{ system: "http://loinc.org", code: "8462-4" }] },
+          valueRange: { low: { value: 70 } },
+        },
+      ],
+    });
+    expect(made.outputs).toHaveLength(2);
+    expect(made.outputs[1]?.value).not.toHaveProperty("value_as_number");
+    expect(made.issues.map((i) => [i.code, i.severity, i.value])).toEqual([
+      ["unmapped_value", "warning", { low: { value: 70 } }],
+    ]);
+  });
+});
+
 describe("Observation: a Quantity without a unit", () => {
   const observation = (extra: Record<string, unknown>) => ({
     resourceType: "Observation",
