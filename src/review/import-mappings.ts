@@ -145,9 +145,12 @@ export function parseMappingFile(csv: Uint8Array | string, options: ImportOption
     options.format ??
     (table.columns.includes("sourceCode")
       ? "usagi"
-      : table.columns.includes("source_code")
+      : table.columns.some((c) => c.toLowerCase() === "source_code")
         ? "source-to-concept-map"
         : undefined);
+  // A table exported from a database comes with its columns as the database names them: SOURCE_CODE
+  // from Oracle, Snowflake or SQL Server tools. The CDM's names are lower case; read any case.
+  if (format === "source-to-concept-map") lowerCaseColumns(table);
   if (format === undefined) {
     throw new AppError(
       422,
@@ -215,6 +218,13 @@ export function parseMappingFile(csv: Uint8Array | string, options: ImportOption
   }
   problems.sort((a, b) => a.line - b.line);
   return { format, items, problems };
+}
+
+function lowerCaseColumns(table: ReturnType<typeof readCsv>): void {
+  table.columns = table.columns.map((c) => c.toLowerCase());
+  for (const row of table.rows) {
+    row.fields = Object.fromEntries(Object.entries(row.fields).map(([k, v]) => [k.toLowerCase(), v]));
+  }
 }
 
 function usagiRow(f: Record<string, string>, options: ImportOptions): Omit<ImportedItem, "line"> {

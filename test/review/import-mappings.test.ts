@@ -124,3 +124,30 @@ describe("SOURCE_TO_CONCEPT_MAP", () => {
     ]);
   });
 });
+
+describe("SOURCE_TO_CONCEPT_MAP exported from a database", () => {
+  it("reads upper-case column names, as Oracle, Snowflake or SQL Server tools write them", () => {
+    const csv = [
+      "SOURCE_CODE,SOURCE_CONCEPT_ID,SOURCE_VOCABULARY_ID,SOURCE_CODE_DESCRIPTION,TARGET_CONCEPT_ID,TARGET_VOCABULARY_ID,VALID_START_DATE,VALID_END_DATE,INVALID_REASON",
+      "GLU,0,LOCAL_LAB,Glucose,3004501,LOINC,2024-03-01,2099-12-31,",
+      "K,0,LOCAL_LAB,Potassium,3023103,LOINC,2020-01-01,2023-12-31,D",
+    ].join("\r\n");
+    const parsed = parseMappingFile(csv);
+    expect(parsed.format).toBe("source-to-concept-map");
+    expect(parsed.problems).toEqual([]);
+    expect(
+      parsed.items.map((i) => [
+        i.fields.source_code,
+        i.fields.source_vocabulary_id,
+        i.fields.source_description,
+        i.fields.method,
+        i.fields.target_concept_id,
+        i.fields.target_vocabulary_id,
+      ]),
+    ).toEqual([
+      ["GLU", "LOCAL_LAB", "Glucose", "manual", 3004501, "LOINC"],
+      ["K", "LOCAL_LAB", "Potassium", "review", 3023103, "LOINC"],
+    ]);
+    expect(parseMappingFile(csv, { format: "source-to-concept-map" }).items).toHaveLength(2);
+  });
+});
