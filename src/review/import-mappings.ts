@@ -173,51 +173,76 @@ export function parseMappingFile(csv: Uint8Array | string, options: ImportOption
   }));
   const items: ImportedItem[] = [];
   // An item is identified by (source_column, source_code): the store's natural key.
-  const seen = new Map<string, { line: number; vocabulary: string | null }>();
+  const seen = new Map<string, Kept>();
   for (const row of table.rows) {
     try {
       // A cell our own CSV export wrote with a leading ' (a formula-like value) reads back as it was.
       for (const [column, value] of Object.entries(row.fields)) row.fields[column] = unneutralise(value);
       const item = format === "usagi" ? usagiRow(row.fields, options) : stcmRow(row.fields, options);
       checkLimits(item, format);
-      const first = seen.get(item.fields.source_code);
+      const code = item.fields.source_code;
+      const first = seen.get(code);
       if (first !== undefined && first.vocabulary !== item.fields.source_vocabulary_id) {
         problems.push({
           line: row.line,
           severity: "error",
-          message: `code ${JSON.stringify(item.fields.source_code)} of ${item.fields.source_vocabulary_id} was left out: line ${first.line} has the same code of ${first.vocabulary}, and an item is identified by its source column and code; import each vocabulary with its own --source-column`,
+          message: `code ${JSON.stringify(code)} of ${item.fields.source_vocabulary_id} was left out: line ${first.line} has the same code of ${first.vocabulary}, and an item is identified by its source column and code; import each vocabulary with its own --source-column`,
         });
         continue;
       }
-      if (first !== undefined) {
-        // Usagi writes a row per target; an item holds one concept (its main one, on the first row).
-        const type = text(row.fields.mappingType) ?? "";
-        problems.push({
-          line: row.line,
-          severity: "warning",
-          message: `code ${JSON.stringify(item.fields.source_code)} already imported from line ${first.line}; this further target (concept ${item.fields.target_concept_id ?? 0}${type ? `, ${type}` : ""}) is not kept: an item maps a code to one concept`,
-        });
-        continue;
-      }
-      if (format === "usagi" && !MAIN_TARGET.has(text(row.fields.mappingType) ?? "")) {
-        problems.push({
-          line: row.line,
-          severity: "warning",
-          message: `mappingType ${row.fields.mappingType} is not a main (MAPS_TO) target; imported as the code's concept`,
-        });
-      }
-      seen.set(item.fields.source_code, {
+      const type = format === "usagi" ? (text(row.fields.mappingType) ?? "") : "";
+      const kept: Kept = {
         line: row.line,
         vocabulary: item.fields.source_vocabulary_id ?? null,
-      });
-      items.push({ ...item, line: row.line });
+        index: first?.index ?? items.length,
+        type,
+        concept: item.fields.target_concept_id ?? 0,
+      };
+      // Usagi writes a row per target; an item holds one concept: the code's main (MAPS_TO) one, which
+      // need not be on its first row (a reviewer may have added the value's concept first).
+      if (first !== undefined && (MAIN_TARGET.has(first.type) || !MAIN_TARGET.has(type))) {
+        problems.push({ line: row.line, severity: "warning", message: notKept(code, first, kept) });
+        continue;
+      }
+      if (first !== undefined)
+        problems.push({ line: first.line, severity: "warning", message: notKept(code, kept, first) });
+      seen.set(code, kept);
+      items[kept.index] = { ...item, line: row.line };
     } catch (err) {
       if (!(err instanceof RowError)) throw err;
       problems.push({ line: row.line, severity: "error", message: err.message });
     }
   }
+  for (const kept of seen.values()) {
+    if (format === "usagi" && !MAIN_TARGET.has(kept.type)) {
+      problems.push({
+        line: kept.line,
+        severity: "warning",
+        message: `mappingType ${kept.type} is not a main (MAPS_TO) target; imported as the code's concept`,
+      });
+    }
+  }
   problems.sort((a, b) => a.line - b.line);
   return { format, items, problems };
+}
+
+/** The row whose target an item holds, for a code seen already. */
+interface Kept {
+  line: number;
+  vocabulary: string | null;
+  /** Position of its item in the parsed items. */
+  index: number;
+  /** Usagi's mappingType ("" for STCM rows and old Usagi files). */
+  type: string;
+  concept: number;
+}
+
+function notKept(code: string, kept: Kept, dropped: Kept): string {
+  const where =
+    kept.line < dropped.line
+      ? `already imported from line ${kept.line}`
+      : `imported from line ${kept.line}, its main (MAPS_TO) target`;
+  return `code ${JSON.stringify(code)} ${where}; this further target (concept ${dropped.concept}${dropped.type ? `, ${dropped.type}` : ""}) is not kept: an item maps a code to one concept`;
 }
 
 function lowerCaseColumns(table: ReturnType<typeof readCsv>): void {

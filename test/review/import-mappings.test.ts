@@ -151,3 +151,32 @@ describe("SOURCE_TO_CONCEPT_MAP exported from a database", () => {
     expect(parseMappingFile(csv, { format: "source-to-concept-map" }).items).toHaveLength(2);
   });
 });
+
+describe("Usagi rows of one code", () => {
+  it("keeps the main (MAPS_TO) target when a value's target comes first", () => {
+    const csv = [
+      "sourceCode,sourceName,sourceFrequency,matchScore,mappingStatus,equivalence,conceptId,conceptName,domainId,mappingType,comment,createdBy",
+      "K1,Kalium,5,0.9,APPROVED,EQUAL,4328749,High,Meas Value,MAPS_TO_VALUE,,anna",
+      "K1,Kalium,5,0.9,APPROVED,EQUAL,3023103,Potassium,Measurement,MAPS_TO,,anna",
+      "K1,Kalium,5,0.9,APPROVED,EQUAL,8753,mmol/L,Unit,MAPS_TO_UNIT,,anna",
+    ].join("\n");
+    const parsed = parseMappingFile(csv);
+    expect(parsed.items.map((i) => [i.line, i.fields.source_code, i.fields.target_concept_id])).toEqual([
+      [3, "K1", 3023103],
+    ]);
+    expect(parsed.problems).toEqual([
+      {
+        line: 2,
+        severity: "warning",
+        message:
+          'code "K1" imported from line 3, its main (MAPS_TO) target; this further target (concept 4328749, MAPS_TO_VALUE) is not kept: an item maps a code to one concept',
+      },
+      {
+        line: 4,
+        severity: "warning",
+        message:
+          'code "K1" already imported from line 3; this further target (concept 8753, MAPS_TO_UNIT) is not kept: an item maps a code to one concept',
+      },
+    ]);
+  });
+});
