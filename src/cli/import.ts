@@ -47,13 +47,29 @@ export function registerImport(program: Command): void {
     } catch (err) {
       throw new AppError(400, "unreadable", `cannot read ${file}: ${(err as Error).message}`);
     }
-    const summary = flags.server ? await viaServer(flags, file, bytes) : await intoDataDir(flags, bytes);
+    const summary = flags.server
+      ? await viaServer(flags, file, bytes)
+      : await intoDataDir(flags, bytes).catch((err: unknown) => {
+          throw located(file, err);
+        });
     for (const p of summary.problems) {
       process.stderr.write(`${file}:${p.line}: ${p.severity === "warning" ? "warning: " : ""}${p.message}\n`);
     }
     printJson(summary);
     if (summary.problems.some((p) => p.severity === "error")) process.exitCode = 1;
   });
+}
+
+/**
+ * A file the importer refuses as a whole (a header of neither format) comes back as the HTTP answer's
+ * 422 on the request body; on the command line it is the file's problem: `FILE:1: the header ...`.
+ */
+export function located(file: string, err: unknown): unknown {
+  if (!(err instanceof AppError) || err.code !== "validation_error" || err.problems.length !== 1) return err;
+  const problem = err.problems[0]!;
+  if (problem.path.length !== 1 || problem.path[0] !== "body") return err;
+  const at = /^line (\d+): (.*)$/s.exec(problem.message);
+  return new AppError(400, "unreadable", at ? `${file}:${at[1]}: ${at[2]}` : `${file}: ${problem.message}`);
 }
 
 async function intoDataDir(flags: ImportFlags, bytes: Buffer): Promise<ImportSummary> {
