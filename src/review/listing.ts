@@ -242,7 +242,7 @@ function sortAll({ at, keys, count }: Keyed): number[] {
 export interface ItemStats {
   total: number;
   by_state: Record<string, number>;
-  /** Items with a review decision (reviewed_at set). */
+  /** Items with a review decision in force (reviewed_at set, not reopened by a new release). */
   reviewed: number;
   reviewed_share: number;
   source_frequency_total: number | null;
@@ -252,6 +252,8 @@ export interface ItemStats {
 
 /** Methods under which a concept item maps its code: what "covered" counts. */
 export const MAPPED_METHODS: ReadonlySet<string> = new Set(["auto", "manual", "override"]);
+
+const reopened = (item: Item): boolean => "revalidation" in item && item.revalidation != null;
 
 export function itemStats(items: readonly Item[], kind: ItemKind): ItemStats {
   const states: readonly string[] = kind === "schema" ? SCHEMA_STATUSES : CONCEPT_METHODS;
@@ -264,7 +266,9 @@ export function itemStats(items: readonly Item[], kind: ItemKind): ItemStats {
   for (const item of items) {
     const state = stateOf(item);
     byState[state] = (byState[state] ?? 0) + 1;
-    if (item.reviewed_at !== null) reviewed++;
+    // A decision a new release reopened (revalidate) keeps reviewed_at, so that pushes still skip the
+    // item, but it awaits review again until someone decides it: it is not reviewed progress.
+    if (item.reviewed_at !== null && !reopened(item)) reviewed++;
     const frequency = kind === "concept" ? (item as ConceptItem).source_frequency : undefined;
     if (frequency !== undefined && frequency !== null) {
       withFrequency++;

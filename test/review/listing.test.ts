@@ -94,4 +94,26 @@ describe("queryItems", () => {
       coverage_share: 0.75,
     });
   });
+
+  it("stats do not count as reviewed a decision a new release reopened", () => {
+    const reopened: ConceptItem = {
+      ...item(5, null, null),
+      method: "review",
+      reviewed_at: "t",
+      target_concept_id: 201827,
+      revalidation: {
+        reason: "invalid",
+        previous_concept_id: 201826,
+        previous_concept_name: "Type 2 diabetes mellitus",
+        suggested_via: "Concept replaced by",
+        release: "v5.0 28-FEB-25",
+        at: "t",
+      },
+    };
+    const s = itemStats(
+      [{ ...item(1, null, null), method: "override", reviewed_at: "t" }, reopened],
+      "concept",
+    );
+    expect(s).toMatchObject({ reviewed: 1, reviewed_share: 0.5 });
+  });
 });
