@@ -107,7 +107,7 @@ export function readConceptRow(
   if (Buffer.byteLength(code) > MAX_CODE_BYTES) {
     return new RowFault("concept_code", `concept_code is longer than ${MAX_CODE_BYTES} bytes`);
   }
-  const standard = fields[col.standard_concept]!;
+  const standard = flag(fields[col.standard_concept]!);
   if (standard !== "" && standard !== "S" && standard !== "C") {
     return new RowFault(
       "standard_concept",
@@ -129,9 +129,16 @@ export function readConceptRow(
     concept_code: code,
     valid_start_date: start,
     valid_end_date: end,
-    invalid_reason: fields[col.invalid_reason]! || null,
+    invalid_reason: flag(fields[col.invalid_reason]!) || null,
   };
 }
+
+/**
+ * A one-letter flag (standard_concept, invalid_reason), with R's literal `NA` (what `write.csv` writes for
+ * a missing value) read as empty: no flag is ever "NA", and keeping it would make every concept of such
+ * an export invalid and drop every relationship as deprecated.
+ */
+const flag = (value: string): string => (value === "NA" ? "" : value);
 
 const dateFault = (column: string, value: string) =>
   new RowFault(column, `${column} ${JSON.stringify(value)} is not a YYYYMMDD or YYYY-MM-DD date`);
@@ -157,7 +164,7 @@ export function readRelationshipRow(
   if (out.c2 < 0) return idFault("concept_id_2", fields[col.concept_id_2]!);
   out.relationship = fields[col.relationship_id]!;
   if (out.relationship === "") return new RowFault("relationship_id", "relationship_id is empty");
-  out.invalid = fields[col.invalid_reason]! !== "";
+  out.invalid = flag(fields[col.invalid_reason]!) !== "";
   return undefined;
 }
 

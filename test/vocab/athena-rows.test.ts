@@ -4,8 +4,10 @@ import {
   CONCEPT_COLUMNS,
   indexColumns,
   parseConceptId,
+  RELATIONSHIP_COLUMNS,
   RowFault,
   readConceptRow,
+  readRelationshipRow,
 } from "../../src/vocab/athena-rows.js";
 import { CONCEPT_HEADER, CONCEPTS } from "./fixtures.js";
 
@@ -83,5 +85,45 @@ describe("readConceptRow", () => {
         message: "missing column(s): vocabulary_id",
       });
     }
+  });
+});
+
+describe("R's NA in the flags of an R export", () => {
+  it("reads standard_concept and invalid_reason NA as empty, and keeps a name NA as it is", () => {
+    const row = [
+      "45576876",
+      "NA",
+      "Condition",
+      "ICD10CM",
+      "5-char billing code",
+      "NA",
+      "E11.9",
+      "2007-10-01",
+      "2099-12-31",
+      "NA",
+    ];
+    expect(readConceptRow(row, col)).toMatchObject({
+      concept_name: "NA",
+      standard_concept: null,
+      invalid_reason: null,
+    });
+  });
+
+  it("follows a relationship whose invalid_reason is NA", () => {
+    const rcol = indexColumns(
+      "CONCEPT_RELATIONSHIP.csv",
+      [
+        "concept_id_1",
+        "concept_id_2",
+        "relationship_id",
+        "valid_start_date",
+        "valid_end_date",
+        "invalid_reason",
+      ],
+      RELATIONSHIP_COLUMNS,
+    );
+    const out = { c1: 0, c2: 0, relationship: "", invalid: true };
+    readRelationshipRow(["45576876", "201826", "Maps to", "2007-10-01", "2099-12-31", "NA"], rcol, out);
+    expect(out).toEqual({ c1: 45576876, c2: 201826, relationship: "Maps to", invalid: false });
   });
 });
