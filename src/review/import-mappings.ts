@@ -311,7 +311,7 @@ function stcmRow(f: Record<string, string>, options: ImportOptions): Omit<Import
   }
   const end = text(f.valid_end_date);
   if (end !== null && !/^\d{4}-\d{2}-\d{2}$/.test(end) && !/^\d{8}$/.test(end)) {
-    throw new RowError(`valid_end_date ${JSON.stringify(end)} is not a YYYY-MM-DD date`);
+    throw new RowError(`valid_end_date ${JSON.stringify(end)} is not a YYYY-MM-DD or YYYYMMDD date`);
   }
   const today = new Date().toISOString().slice(0, 10).replaceAll("-", "");
   const expired = invalid !== null || (end !== null && end.replaceAll("-", "") < today);

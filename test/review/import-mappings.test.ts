@@ -150,6 +150,23 @@ describe("SOURCE_TO_CONCEPT_MAP exported from a database", () => {
     ]);
     expect(parseMappingFile(csv, { format: "source-to-concept-map" }).items).toHaveLength(2);
   });
+
+  it("names both date forms it reads when valid_end_date is neither", () => {
+    const csv = [
+      "source_code,source_vocabulary_id,target_concept_id,valid_end_date",
+      "GLU,LOCAL_LAB,3004501,20991231",
+      "K,LOCAL_LAB,3023103,31/12/2099",
+    ].join("\n");
+    const parsed = parseMappingFile(csv);
+    expect(parsed.items.map((i) => i.fields.source_code)).toEqual(["GLU"]);
+    expect(parsed.problems).toEqual([
+      {
+        line: 3,
+        severity: "error",
+        message: 'valid_end_date "31/12/2099" is not a YYYY-MM-DD or YYYYMMDD date',
+      },
+    ]);
+  });
 });
 
 describe("Usagi rows of one code", () => {
