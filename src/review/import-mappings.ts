@@ -4,9 +4,12 @@
 // its line and left out, and the other rows still count.
 import { AppError } from "../errors.js";
 import type { ConceptItem, Equivalence, ItemMeta } from "../store/types.js";
+import type { VocabularyBridge } from "../vocab/bridge.js";
 import { unneutralise } from "./export-stcm.js";
 import { readCsv } from "./import-csv.js";
 import { conceptItemFields } from "./item-fields.js";
+import { MAPPED_METHODS } from "./listing.js";
+import { replacementFor } from "./revalidate.js";
 
 export type ImportFormat = "usagi" | "source-to-concept-map";
 export const IMPORT_FORMATS: readonly ImportFormat[] = ["usagi", "source-to-concept-map"];
@@ -250,6 +253,37 @@ function lowerCaseColumns(table: ReturnType<typeof readCsv>): void {
   for (const row of table.rows) {
     row.fields = Object.fromEntries(Object.entries(row.fields).map(([k, v]) => [k.toLowerCase(), v]));
   }
+}
+
+/**
+ * Decisions whose target the vocabulary has not as a valid standard concept: imported as the file says,
+ * each with a warning, since `crossmap revalidate` against the same vocabulary would reopen it at once.
+ */
+export function checkTargets(items: readonly ImportedItem[], vocab: VocabularyBridge): ImportProblem[] {
+  const problems: ImportProblem[] = [];
+  for (const { line, fields } of items) {
+    const id = fields.target_concept_id;
+    if (!MAPPED_METHODS.has(fields.method) || id === null) continue;
+    const concept = vocab.getConcept(id);
+    const state = !concept
+      ? "is not in the vocabulary"
+      : concept.invalid_reason
+        ? `is invalid (${concept.invalid_reason}) in the vocabulary`
+        : concept.standard_concept !== "S"
+          ? "is not a standard concept"
+          : undefined;
+    if (state === undefined) continue;
+    const found = concept && replacementFor(vocab, concept);
+    const instead = found
+      ? `; its replacement is ${found.concept.concept_id} ${JSON.stringify(found.concept.concept_name)} (${found.via})`
+      : "";
+    problems.push({
+      line,
+      severity: "warning",
+      message: `code ${JSON.stringify(fields.source_code)}: target concept ${id} ${state}${instead}; imported as decided, but crossmap revalidate would reopen it`,
+    });
+  }
+  return problems;
 }
 
 function usagiRow(f: Record<string, string>, options: ImportOptions): Omit<ImportedItem, "line"> {

@@ -2,7 +2,8 @@
 // target, bad rows with their lines) and SOURCE_TO_CONCEPT_MAP rows.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseMappingFile } from "../../src/review/import-mappings.js";
+import { checkTargets, parseMappingFile } from "../../src/review/import-mappings.js";
+import type { Concept, VocabularyBridge } from "../../src/vocab/bridge.js";
 
 const usagi = readFileSync(new URL("../fixtures/usagi/lab-codes.usagi.csv", import.meta.url), "utf8");
 
@@ -193,6 +194,63 @@ describe("Usagi rows of one code", () => {
         severity: "warning",
         message:
           'code "K1" already imported from line 3; this further target (concept 8753, MAPS_TO_UNIT) is not kept: an item maps a code to one concept',
+      },
+    ]);
+  });
+});
+
+describe("checkTargets against the vocabulary given", () => {
+  const concept = (id: number, name: string, standard: string | null, invalid: string | null): Concept => ({
+    concept_id: id,
+    concept_name: name,
+    domain_id: "Condition",
+    vocabulary_id: "SNOMED",
+    concept_class_id: "Clinical Finding",
+    standard_concept: standard,
+    concept_code: String(id),
+    valid_start_date: "2002-01-31",
+    valid_end_date: invalid ? "2018-01-31" : "2099-12-31",
+    invalid_reason: invalid,
+  });
+  const concepts = new Map([
+    [320128, concept(320128, "Essential hypertension", "S", null)],
+    [4200001, concept(4200001, "Old hypertension concept", null, "U")],
+    [4300002, concept(4300002, "Hypertension (classification)", "C", null)],
+  ]);
+  const vocab = {
+    getConcept: (id: number) => concepts.get(id),
+    mapConcept: (id: number, o?: { relationships?: string[] }) =>
+      id === 4200001 && o?.relationships?.includes("Concept replaced by") ? [concepts.get(320128)!] : [],
+  } as unknown as VocabularyBridge;
+
+  it("warns about each decision whose target is gone, invalid or not standard, naming a replacement", () => {
+    const csv = [
+      "source_code,source_vocabulary_id,target_concept_id",
+      "A1,LOCAL_DX,320128",
+      "A2,LOCAL_DX,4200001",
+      "A3,LOCAL_DX,4300002",
+      "A4,LOCAL_DX,999",
+      "A5,LOCAL_DX,0",
+    ].join("\n");
+    const parsed = parseMappingFile(csv);
+    expect(checkTargets(parsed.items, vocab)).toEqual([
+      {
+        line: 3,
+        severity: "warning",
+        message:
+          'code "A2": target concept 4200001 is invalid (U) in the vocabulary; its replacement is 320128 "Essential hypertension" (Concept replaced by); imported as decided, but crossmap revalidate would reopen it',
+      },
+      {
+        line: 4,
+        severity: "warning",
+        message:
+          'code "A3": target concept 4300002 is not a standard concept; imported as decided, but crossmap revalidate would reopen it',
+      },
+      {
+        line: 5,
+        severity: "warning",
+        message:
+          'code "A4": target concept 999 is not in the vocabulary; imported as decided, but crossmap revalidate would reopen it',
       },
     ]);
   });

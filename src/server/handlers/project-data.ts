@@ -6,6 +6,7 @@ import { conceptMap } from "../../review/export-conceptmap.js";
 import { crossmapFromSchemaItems } from "../../review/export-crossmap.js";
 import { STCM_COLUMNS, sourceToConceptMap, toCsv } from "../../review/export-stcm.js";
 import {
+  checkTargets,
   type ImportFields,
   type ImportOptions,
   type ImportProblem,
@@ -115,6 +116,9 @@ export async function importMappings(
     throw err;
   }
   const vocab = options.vocabulary;
+  const problems = vocab
+    ? [...parsed.problems, ...checkTargets(parsed.items, vocab)].sort((a, b) => a.line - b.line)
+    : parsed.problems;
   const items = parsed.items.map((i) => ({ fields: completed(i.fields, vocab), reviewed: i.reviewed }));
   const summary = await pushItems(stores, stores.conceptItems, "concept", {
     projectId,
@@ -130,7 +134,7 @@ export async function importMappings(
     unchanged: summary.unchanged,
     skipped: summary.skipped,
     items: summary.items.map((r) => ({ ...r, line: parsed.items[r.index]!.line })),
-    problems: parsed.problems,
+    problems,
   };
 }
 
