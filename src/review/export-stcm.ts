@@ -54,7 +54,12 @@ export function sourceToConceptMap(
   for (const item of items) {
     if (!MAPPED_METHODS.has(item.method) || item.target_concept_id === null) continue;
     const wrong = (field: string, message: string) =>
-      problems.push({ path: ["items", item.id, field], message, code: "value_error.stcm" });
+      // The item's code beside its id: the id alone is a UUID a terminologist cannot place.
+      problems.push({
+        path: ["items", item.id, field],
+        message: `code ${JSON.stringify(item.source_code)}: ${message}`,
+        code: "value_error.stcm",
+      });
     const vocab = options.vocabulary;
     const sourceVocabulary = item.source_vocabulary_id ?? options.sourceVocabularyId ?? null;
     const target = vocab?.getConcept(item.target_concept_id);

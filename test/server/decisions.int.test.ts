@@ -249,7 +249,7 @@ describe("exports of the reviewed decisions", () => {
     expect(r.status).toBe(422);
     expect((r.json as { detail: unknown[] }).detail[0]).toEqual({
       loc: ["items", "chol", "source_vocabulary_id"],
-      msg: "no source_vocabulary_id: set it on the item, or give one for the export",
+      msg: 'code "CHOL": no source_vocabulary_id: set it on the item, or give one for the export',
       type: "value_error.stcm",
     });
   });
