@@ -66,6 +66,20 @@ export async function withStores<R>(opts: DataDirOptions, fn: (stores: Stores) =
   }
 }
 
+/**
+ * Throws unless `project` is the id of a project in the data directory. Projects are created by name but
+ * chosen by id, so a name given for the id is answered with the id it stands for.
+ */
+export function requireProject(stores: Stores, project: string, dataDir: string): void {
+  if (stores.projects.get(project)) return;
+  const named = stores.projects.list().filter((p) => p.name === project);
+  const hint =
+    named.length > 0
+      ? `; --project takes the project's id: the project named ${JSON.stringify(project)} is ${named.map((p) => p.id).join(" or ")}`
+      : ` (\`crossmap projects list --data-dir ${dataDir}\` prints the ids)`;
+  throw new AppError(404, "not_found", `Project ${project} not found in ${dataDir}${hint}`);
+}
+
 export const printJson = (value: unknown): void => {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 };

@@ -10,7 +10,7 @@ import {
   exportSourceToConceptMap,
 } from "../server/handlers/project-data.js";
 import type { Stores } from "../store/env.js";
-import { withDataDir, withStores } from "./data-dir.js";
+import { requireProject, withDataDir, withStores } from "./data-dir.js";
 
 interface ExportOptions {
   project: string;
@@ -101,9 +101,7 @@ export function registerExport(program: Command): void {
         ),
     ).action(async (o: ExportOptions) => {
       const text = await withStores(o, async (stores) => {
-        if (!stores.projects.get(o.project)) {
-          throw new AppError(404, "not_found", `Project ${o.project} not found in ${o.dataDir}`);
-        }
+        requireProject(stores, o.project, o.dataDir);
         return run(stores, o);
       });
       if (o.output && o.output !== "-") await writeFile(o.output, text);

@@ -7,7 +7,7 @@ import { Option } from "commander";
 import { AppError } from "../errors.js";
 import { IMPORT_FORMATS, type ImportFormat } from "../review/import-mappings.js";
 import type { ImportSummary } from "../server/handlers/project-data.js";
-import { printJson, withDataDir, withStores } from "./data-dir.js";
+import { printJson, requireProject, withDataDir, withStores } from "./data-dir.js";
 
 interface ImportFlags {
   project: string;
@@ -79,9 +79,7 @@ async function intoDataDir(flags: ImportFlags, bytes: Buffer): Promise<ImportSum
     : undefined;
   try {
     return await withStores(flags, async (stores) => {
-      if (!stores.projects.get(flags.project)) {
-        throw new AppError(404, "not_found", `Project ${flags.project} not found in ${flags.dataDir}`);
-      }
+      requireProject(stores, flags.project, flags.dataDir);
       return importMappings(stores, flags.project, bytes, {
         format: flags.format,
         sourceVocabularyId: flags.sourceVocabulary,

@@ -2,7 +2,6 @@
 // going into the project's history afterwards, with the decisions' snapshot and the vocabulary release.
 import { basename } from "node:path";
 import { BUILTIN_DIR } from "../crossmap/catalog.js";
-import { AppError } from "../errors.js";
 import type { PlanSpec } from "../pipeline/load-plan.js";
 import type { MappingPlan } from "../pipeline/plan.js";
 import type { RunSummary } from "../pipeline/summary.js";
@@ -10,7 +9,7 @@ import { projectDecisions } from "../review/decisions.js";
 import { openStores } from "../store/env.js";
 import type { CrossMappingRun, DecisionSnapshot } from "../store/types.js";
 import type { UnreviewedMode } from "../transforms/overlay.js";
-import { prepareDataDir } from "./data-dir.js";
+import { prepareDataDir, requireProject } from "./data-dir.js";
 
 export interface ProjectRun {
   dataDir: string;
@@ -31,9 +30,7 @@ export async function withProjectDecisions(
   prepareDataDir(dataDir, false, false);
   const stores = openStores(dataDir);
   try {
-    if (!stores.projects.get(projectId)) {
-      throw new AppError(404, "not_found", `Project ${projectId} not found in ${dataDir}`);
-    }
+    requireProject(stores, projectId, dataDir);
     const { entries, snapshot, shadowed } = projectDecisions(
       stores.conceptItems.list(projectId).items,
       unreviewed,

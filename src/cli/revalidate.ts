@@ -1,10 +1,9 @@
 // `crossmap revalidate --project P --vocab NEW`: reopen the project's mapped concept items whose target
 // the new vocabulary release no longer has as a valid standard concept (with a replacement suggested).
 import type { Command } from "commander";
-import { AppError } from "../errors.js";
 import { revalidateProject } from "../server/handlers/project-data.js";
 import { openVocabulary } from "../vocab/lmdb-bridge.js";
-import { printJson, withDataDir, withStores } from "./data-dir.js";
+import { printJson, requireProject, withDataDir, withStores } from "./data-dir.js";
 
 export function registerRevalidate(program: Command): void {
   withDataDir(
@@ -18,9 +17,7 @@ export function registerRevalidate(program: Command): void {
     const vocabulary = openVocabulary(o.vocab);
     try {
       const summary = await withStores(o, async (stores) => {
-        if (!stores.projects.get(o.project)) {
-          throw new AppError(404, "not_found", `Project ${o.project} not found in ${o.dataDir}`);
-        }
+        requireProject(stores, o.project, o.dataDir);
         return revalidateProject(stores, o.project, vocabulary, {
           dryRun: o.dryRun === true,
           actor: { keyId: null, reviewer: null },

@@ -14,7 +14,7 @@ import { openVocabulary } from "../vocab/lmdb-bridge.js";
 import { DEFAULT_CANDIDATES, MAX_CANDIDATES } from "../vocab/suggest.js";
 import { loadAbbreviations } from "../vocab/suggest-table.js";
 import { vocabularyForSystem } from "../vocab/systems.js";
-import { printJson, withDataDir, withStores } from "./data-dir.js";
+import { printJson, requireProject, withDataDir, withStores } from "./data-dir.js";
 import { standardOption } from "./standard-arg.js";
 import { schemaPushItem, suggestSchema, writeSchemaOut } from "./suggest-schema.js";
 
@@ -215,9 +215,7 @@ async function push(flags: SuggestFlags, kind: "concept" | "schema", items: Push
   if (!flags.server) {
     const { conceptFields, pushItems, schemaFields } = await import("../server/handlers/sync.js");
     return withStores(flags, async (stores) => {
-      if (!stores.projects.get(flags.project!)) {
-        throw new AppError(404, "not_found", `Project ${flags.project} not found in ${flags.dataDir}`);
-      }
+      requireProject(stores, flags.project!, flags.dataDir);
       const common = { projectId: flags.project!, force: false, keyId: null, reviewer: null };
       const s =
         kind === "concept"

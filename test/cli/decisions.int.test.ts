@@ -232,7 +232,10 @@ describe("crossmap map --project", () => {
       "--data-dir",
       data,
     );
-    expect([p.code, p.stderr]).toEqual([2, `crossmap: Project nope not found in ${data}\n`]);
+    expect([p.code, p.stderr]).toEqual([
+      2,
+      `crossmap: Project nope not found in ${data} (\`crossmap projects list --data-dir ${data}\` prints the ids)\n`,
+    ]);
   });
 });
 

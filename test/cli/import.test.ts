@@ -39,3 +39,19 @@ describe("crossmap import of a file it cannot read as a whole", () => {
     expect(r.stderr).toBe(`crossmap: ${file}:1: the usagi header lacks mappingStatus\n`);
   });
 });
+
+describe("crossmap import --project NAME", () => {
+  it("answers a project's name with its id", async () => {
+    const file = join(dir, "usagi-ok.csv");
+    writeFileSync(file, "sourceCode,sourceName,mappingStatus,conceptId\nGLU,Glucose,UNCHECKED,3004501\n");
+    const r = await runCli(["import", file, "--project", "Lab codes", "--data-dir", data]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `crossmap: Project Lab codes not found in ${data}; --project takes the project's id: the project named "Lab codes" is ${project}\n`,
+    );
+    const unknown = await runCli(["import", file, "--project", "nope", "--data-dir", data]);
+    expect(unknown.stderr).toBe(
+      `crossmap: Project nope not found in ${data} (\`crossmap projects list --data-dir ${data}\` prints the ids)\n`,
+    );
+  });
+});
