@@ -52,6 +52,12 @@ export class CsvRows {
   /** Line number of buf[0], always the start of a row. */
   private line = 1;
   private delimiter = 0;
+  /**
+   * Where the next quote of `buf` is, from the last row's search on (-1: none in `buf`; -2: not
+   * searched yet). Looking for it again at every row would scan to the end of `buf` each time when it
+   * holds no quote (the common export), which is quadratic in the size of a piece read.
+   */
+  private nextQuote = -2;
   /** Dropping the rest of an over-long line without a quote: where it started and its length so far. */
   private skipping: { line: number; start: number; chars: number } | undefined;
 
@@ -89,6 +95,7 @@ export class CsvRows {
     const limit = this.options.maxRecordChars;
     let pos = 0;
     let line = this.line;
+    this.nextQuote = -2;
     while (pos < buf.length) {
       if (this.delimiter === 0) {
         const nl = buf.indexOf("\n", pos);
@@ -135,7 +142,8 @@ export class CsvRows {
   /** Reads the row at `pos`. */
   private row(buf: string, pos: number, line: number, final: boolean): Parsed {
     const nl = buf.indexOf("\n", pos);
-    const q = buf.indexOf('"', pos);
+    let q = this.nextQuote;
+    if (q === -2 || (q !== -1 && q < pos)) q = this.nextQuote = buf.indexOf('"', pos);
     if (q === -1 || (nl !== -1 && q > nl)) {
       // The common row: no quote before its line ends.
       if (nl === -1 && !final) return { more: true };
