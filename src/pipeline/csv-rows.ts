@@ -1,6 +1,6 @@
-// Cuts CSV/TSV text into rows of cells (RFC 4180 quoting, comma or tab), fed chunk by chunk, keeping the
-// line each row starts on. A quote that is never closed does not swallow the rest of the file: its row is
-// reported and the lines after the one it opened on are read again.
+// Cuts CSV/TSV text into rows of cells (RFC 4180 quoting, comma, tab, pipe or semicolon), fed chunk by
+// chunk, keeping the line each row starts on. A quote that is never closed does not swallow the rest of
+// the file: its row is reported and the lines after the one it opened on are read again.
 
 /** One row, or a line the parser could not make a row of. */
 export interface CsvRow {
@@ -281,16 +281,22 @@ export class CsvRows {
   }
 }
 
-/** Comma or tab, whichever the first line has more of (a tie is a comma). */
-function delimiterOf(first: string): number {
-  let commas = 0;
-  let tabs = 0;
+/** The delimiters a header line is told by, in the order that breaks a tie. */
+const DELIMITERS = [0x2c, 0x09, 0x7c, 0x3b]; // comma, tab, pipe (Oracle, Teradata, bcp -t"|"), semicolon
+
+/**
+ * Comma, tab, pipe or semicolon, whichever the first line has most of (a tie is the earlier of them):
+ * header names hold none of them, so a header of two or more columns has only its delimiter.
+ */
+export function delimiterOf(first: string): number {
+  const counts = DELIMITERS.map(() => 0);
   for (let i = 0; i < first.length; i++) {
-    const c = first.charCodeAt(i);
-    if (c === 0x2c) commas++;
-    else if (c === 0x09) tabs++;
+    const k = DELIMITERS.indexOf(first.charCodeAt(i));
+    if (k !== -1) counts[k]!++;
   }
-  return tabs > commas ? 0x09 : 0x2c;
+  let best = 0;
+  for (let k = 1; k < counts.length; k++) if (counts[k]! > counts[best]!) best = k;
+  return DELIMITERS[best]!;
 }
 
 function countLf(buf: string, from: number, to: number): number {

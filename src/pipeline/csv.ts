@@ -1,7 +1,7 @@
-// Reads OMOP-style table exports (header row, comma or tab, empty cell = absent) in batches of records,
-// keeping each row's line number. Rows it cannot read whole (a quote left open, a row with more or fewer
-// cells than the header, invalid UTF-8, a row over the per-record limit) are issues; the rows around
-// them are read as usual.
+// Reads OMOP-style table exports (header row, comma, tab, pipe or semicolon, empty cell = absent) in
+// batches of records, keeping each row's line number. Rows it cannot read whole (a quote left open, a
+// row with more or fewer cells than the header, invalid UTF-8, a row over the per-record limit) are
+// issues; the rows around them are read as usual.
 import type { SourceRecord } from "../crossmap/types.js";
 import { CsvRows } from "./csv-rows.js";
 import type { ParsedRecord, RecordsBatch } from "./types.js";

@@ -1,6 +1,8 @@
 // Looks at the start of a JSON input to tell one record (or Bundle) per line from one document spread
 // over many lines, without consuming it: the chunks read come back first when the input is iterated.
 
+import { delimiterOf } from "./csv-rows.js";
+
 /** Read at most this much to find the end of the first non-blank line. */
 const SNIFF_BYTES = 1 << 20;
 
@@ -70,8 +72,7 @@ function lineStart(b: Uint8Array): string {
 const HEADER_NAME = /^"?[A-Za-z_][\w .-]*"?$/;
 
 export function looksLikeCsvHeader(line: string): boolean {
-  const sep = line.includes("\t") ? "\t" : ",";
-  const names = line.split(sep);
+  const names = line.split(String.fromCharCode(delimiterOf(line)));
   return names.length >= 2 && names.every((n) => HEADER_NAME.test(n.trim()));
 }
 

@@ -24,7 +24,7 @@ export interface CsvTable {
 export const MAX_ROW_CHARS = 1_048_576;
 
 /**
- * Parses CSV (comma or tab, RFC 4180 quoting, any line ending, an optional BOM). Bytes are checked as
+ * Parses CSV (comma, tab, pipe or semicolon, RFC 4180 quoting, any line ending, an optional BOM). Bytes are checked as
  * UTF-8; text (already decoded) is taken as it is.
  */
 export function readCsv(input: Uint8Array | string): CsvTable {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { CsvRows } from "../../src/pipeline/csv-rows.js";
+import { CsvRows, delimiterOf } from "../../src/pipeline/csv-rows.js";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -36,5 +36,20 @@ describe("CsvRows", () => {
       ["6\n7", "8"],
       ["9", "10"],
     ]);
+  });
+});
+
+describe("delimiterOf", () => {
+  it("tells comma, tab, pipe and semicolon exports by their header line", () => {
+    const read = (text: string) => new CsvRows({ maxRecordChars: 1 << 20, limitLabel: "1M" }).push(text);
+    for (const d of [",", "\t", "|", ";"]) {
+      expect(read(`person_id${d}year_of_birth\n1${d}1970\n`).map((r) => r.cells)).toEqual([
+        ["person_id", "year_of_birth"],
+        ["1", "1970"],
+      ]);
+    }
+    // A pipe inside a comma-separated row is text.
+    expect(read("a,b,c\n1,x|y,2\n")[1]?.cells).toEqual(["1", "x|y", "2"]);
+    expect(delimiterOf("a")).toBe(0x2c);
   });
 });
