@@ -19,6 +19,8 @@ export interface CsvBatchOptions {
    * row, if no line end closed it, may be cut short ("1,8507,19" of "1,8507,1970"): it is an issue.
    */
   failed?: () => boolean;
+  /** The fields the crossmap reads of `entity`: header names spelled in another case are read as them. */
+  readFields?: ReadonlySet<string> | undefined;
 }
 
 const INTEGER = /^-?(?:0|[1-9]\d*)$/;
@@ -39,6 +41,28 @@ export function cellValue(cell: string): unknown {
     if (String(n) === cell) return n;
   }
   return cell;
+}
+
+/**
+ * The header with each name the crossmap does not read, but one of its fields in another case, spelled as
+ * that field: databases fold unquoted names (Oracle and Snowflake export PERSON_ID, SQL Server keeps how
+ * the DDL wrote it), so a column is the same whatever its case. A name is kept as it is when a field is
+ * spelled so already, when two fields differ only in case, or when the header has the field's own
+ * spelling too.
+ */
+export function headerInFieldCase(header: string[], read: ReadonlySet<string> | undefined): string[] {
+  if (read === undefined || header.every((name) => read.has(name))) return header;
+  const byLower = new Map<string, string | null>();
+  for (const field of read) {
+    const lower = field.toLowerCase();
+    byLower.set(lower, byLower.has(lower) ? null : field);
+  }
+  const given = new Set(header);
+  return header.map((name) => {
+    if (read.has(name)) return name;
+    const field = byLower.get(name.toLowerCase());
+    return field && !given.has(field) ? field : name;
+  });
 }
 
 export async function* csvBatches(
@@ -74,7 +98,7 @@ export async function* csvBatches(
   const add = (row: ReturnType<CsvRows["push"]>[number]): void => {
     const fault = faultIn(row.start, row.end);
     if (header === undefined && row.problem === undefined) {
-      header = row.cells;
+      header = headerInFieldCase(row.cells, options.readFields);
       // Column names with U+FFFD in them would match no field: every row would map without them.
       if (fault !== undefined) {
         records.push({

@@ -16,6 +16,8 @@ export interface ReadOptions {
   /** A record (line, row, Bundle entry or array element) longer than this is an issue, not a record. */
   maxRecordBytes: number;
   onBytes: (n: number) => void;
+  /** The fields the crossmap reads of a source entity (CSV header names in another case are read so). */
+  readFields?: (entity: string) => ReadonlySet<string> | undefined;
 }
 
 type Reader = (
@@ -134,6 +136,7 @@ async function* csv(
     maxRecordChars: o.maxRecordBytes,
     limitLabel: limitLabel(o.maxRecordBytes),
     failed,
+    readFields: input.entity === undefined ? undefined : o.readFields?.(input.entity),
   });
 }
 

@@ -279,6 +279,7 @@ async function pump(
       batchRecords: options.batchRecords ?? DEFAULT_BATCH_RECORDS,
       maxRecordBytes: options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES,
       onBytes: (n) => progress.bytes(n),
+      readFields: (entity) => options.plan.readFields(entity),
     })[Symbol.asyncIterator]();
     for (;;) {
       const read = options.interrupt?.signal ? STOPPED : await race(batches.next());

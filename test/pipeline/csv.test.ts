@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { cellValue, csvBatches } from "../../src/pipeline/csv.js";
+import { cellValue, csvBatches, headerInFieldCase } from "../../src/pipeline/csv.js";
 import type { ParsedRecord } from "../../src/pipeline/types.js";
 
 async function rows(
@@ -188,5 +188,34 @@ describe("csvBatches", () => {
         { record: { a: 4, b: "z" }, line: 5 },
       ],
     ]);
+  });
+});
+
+describe("headerInFieldCase", () => {
+  const read = new Set(["person_id", "year_of_birth"]);
+
+  it("reads upper-case header names (Oracle, Snowflake exports) as the fields the crossmap reads", async () => {
+    expect(headerInFieldCase(["PERSON_ID", "Year_Of_Birth", "SITE_X"], read)).toEqual([
+      "person_id",
+      "year_of_birth",
+      "SITE_X",
+    ]);
+    const batches = csvBatches(Readable.from([Buffer.from("PERSON_ID,YEAR_OF_BIRTH\n1,1970\n")]), {
+      file: "PERSON.csv",
+      entity: "person",
+      batchRecords: 10,
+      maxRecordChars: 1 << 20,
+      limitLabel: "L",
+      readFields: read,
+    });
+    const out: unknown[] = [];
+    for await (const b of batches) out.push(...b.records.map((r) => r.record));
+    expect(out).toEqual([{ person_id: 1, year_of_birth: 1970 }]);
+  });
+
+  it("keeps a name when the field's own spelling is in the header too, or when fields differ only in case", () => {
+    expect(headerInFieldCase(["person_id", "PERSON_ID"], read)).toEqual(["person_id", "PERSON_ID"]);
+    expect(headerInFieldCase(["ID"], new Set(["id", "Id"]))).toEqual(["ID"]);
+    expect(headerInFieldCase(["PERSON_ID"], undefined)).toEqual(["PERSON_ID"]);
   });
 });
