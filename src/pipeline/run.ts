@@ -166,7 +166,7 @@ async function openRun(
   const errors: WriteStream | undefined = options.errorsFile
     ? (await openForWriting(options.errorsFile, "--errors")).createWriteStream()
     : undefined;
-  const sink = await openSink(options.output, options.stdout, report);
+  const sink = await openSink(options, report);
   const processor = await startProcessor(options, stage).catch(async (err: unknown) => {
     await sink.abort().catch(() => {});
     errors?.destroy();
@@ -301,14 +301,31 @@ async function pump(
 }
 
 async function openSink(
-  output: OutputTarget,
-  stdout: Writable,
+  options: MapRunOptions,
   report: (issue: RunIssue) => Promise<void>,
 ): Promise<OutputSink> {
+  const { output } = options;
   if (output.kind === "sink") return output.open(report);
   if (output.kind === "file") return fileSink(output.path);
-  if (output.kind === "dir") return dirSink(output.path);
-  return streamSink(stdout);
+  if (output.kind === "dir") return dirSink(output.path, tablesRead(options));
+  return streamSink(options.stdout);
+}
+
+/**
+ * The one target entity of each input whose source entity is known (a table), when the plan gathers
+ * nothing: its file is this run's even when no record of it was written (an empty table). Not where a
+ * record may become records of other entities (routing, fan-out), nor where records are gathered.
+ */
+function tablesRead(options: MapRunOptions): string[] {
+  const { plan } = options;
+  if (plan.gather.rules.size > 0 || plan.stages !== undefined) return [];
+  const entities = new Set<string>();
+  for (const input of options.inputs) {
+    if (input.entity === undefined || input.unreadable !== undefined) continue;
+    const mapper = plan.mapperFor(input.entity);
+    if (mapper !== undefined && mapper.multi !== true) entities.add(mapper.targetEntity);
+  }
+  return [...entities];
 }
 
 /** CROSSMAP_DEBUG=pipeline: where the CPU went, per thread (the busiest bounds the speed-up). */

@@ -180,8 +180,12 @@ export async function fileSink(path: string): Promise<OutputSink> {
   };
 }
 
-/** One `<TargetEntity>.ndjson` per target entity, as FHIR Bulk Data exports are laid out. */
-export async function dirSink(dir: string): Promise<OutputSink> {
+/**
+ * One `<TargetEntity>.ndjson` per target entity, as FHIR Bulk Data exports are laid out. The files of
+ * `always` are published even when nothing was written to them: the target entities of the tables read,
+ * so that an empty table replaces the file an earlier run wrote of it into the same folder.
+ */
+export async function dirSink(dir: string, always: readonly string[] = []): Promise<OutputSink> {
   await ensureDir(dir);
   const files = new Map<string, AtomicFile>();
   const fileFor = (entity: string): AtomicFile => {
@@ -195,6 +199,7 @@ export async function dirSink(dir: string): Promise<OutputSink> {
   return {
     write: (entity, text) => fileFor(entity).write(text),
     commit: async () => {
+      for (const entity of always) fileFor(entity);
       for (const file of files.values()) await file.commit();
     },
     abort: async () => {

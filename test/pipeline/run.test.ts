@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Readable, Writable } from "node:stream";
@@ -74,6 +74,16 @@ describe("runMap", () => {
     expect(pulled).toBe(2000);
     expect(summary.records_out).toBe(200_000);
     expect(written).toBeGreaterThan(0);
+  });
+
+  it("publishes an empty table's file into --out-dir, replacing the one an earlier run wrote", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "crossmap-run-"));
+    writeFileSync(join(dir, "Patient.ndjson"), '{"resourceType":"Patient","id":"old"}\n');
+    const { summary } = await runMap(
+      options({ stdin: Readable.from([]), output: { kind: "dir", path: dir } }),
+    );
+    expect(summary).toMatchObject({ records_in: 0, completed: true });
+    expect(readFileSync(join(dir, "Patient.ndjson"), "utf8")).toBe("");
   });
 
   it("writes one file per target entity into --out-dir only when the run succeeds", async () => {

@@ -12,7 +12,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { fileSink, publishedByRename } from "../../src/pipeline/writers.js";
+import { dirSink, fileSink, publishedByRename } from "../../src/pipeline/writers.js";
 
 let dir: string;
 beforeEach(() => {
@@ -85,5 +85,25 @@ describe("fileSink", () => {
   it("says which path it cannot write", async () => {
     mkdirSync(join(dir, "sub"));
     await expect(fileSink(join(dir, "sub"))).rejects.toThrow(`cannot write ${join(dir, "sub")}`);
+  });
+});
+
+describe("dirSink", () => {
+  it("publishes the files of the tables read even when empty, so an earlier run's file of them is replaced", async () => {
+    writeFileSync(join(dir, "Patient.ndjson"), '{"old":1}\n');
+    writeFileSync(join(dir, "Condition.ndjson"), '{"other table":1}\n');
+    const sink = await dirSink(dir, ["Patient", "Encounter"]);
+    await sink.write("Encounter", '{"id":"1"}\n');
+    await sink.commit();
+    expect(readFileSync(join(dir, "Patient.ndjson"), "utf8")).toBe("");
+    expect(readFileSync(join(dir, "Encounter.ndjson"), "utf8")).toBe('{"id":"1"}\n');
+    // A table this run did not read keeps its file (one run per table into one folder).
+    expect(readFileSync(join(dir, "Condition.ndjson"), "utf8")).toBe('{"other table":1}\n');
+  });
+
+  it("publishes nothing when the run is aborted", async () => {
+    const sink = await dirSink(dir, ["Patient"]);
+    await sink.abort();
+    expect(readdirSync(dir)).toEqual([]);
   });
 });
