@@ -115,7 +115,11 @@ async function expandDirectory(dir: string, options: ResolveInputsOptions): Prom
     let format: InputFormat | undefined;
     if (bundles) format = JSON_EXTENSIONS.has(ext) ? "fhir-bundle" : undefined;
     else format = options.format ?? FORMAT_BY_EXTENSION[ext];
-    if (format === undefined) continue;
+    if (format === undefined) {
+      // `person/`: a table written as part files (Spark, Hive, BigQuery shards into a folder).
+      if (!bundles && ext === "") out.push(...(await tableFolder(path, name, undefined, options)));
+      continue;
+    }
     const entity = options.entity ?? options.plan.entityForFileName(name);
     if (entity === undefined && !bundles) {
       skipped.push(name);
@@ -130,6 +134,7 @@ async function expandDirectory(dir: string, options: ResolveInputsOptions): Prom
     const info = await stat(path).catch((err: NodeJS.ErrnoException) => whyUnreadable(path, name, err));
     if (typeof info === "string") out.push({ file: path, format, entity, size: undefined, unreadable: info });
     else if (!info.isDirectory()) out.push({ file: path, format, entity, size: info.size });
+    else if (!bundles) out.push(...(await tableFolder(path, name, format, options)));
   }
   if (skipped.length > 0 && options.skipped === undefined) {
     options.note(
@@ -144,6 +149,35 @@ async function expandDirectory(dir: string, options: ResolveInputsOptions): Prom
         ? `${dir} holds no JSON file (${[...JSON_EXTENSIONS].join(", ")}) of FHIR Bundles`
         : `${dir} holds no file named after an entity of the crossmap (${options.plan.entities.join(", ")})`,
     );
+  }
+  return out;
+}
+
+/**
+ * The part files of a folder named after a table: `person/` or `person.csv/` (as Spark's `df.write.csv`
+ * names it), `part-00000-....csv.gz` inside, each read as that table. Hidden and `_` files (`_SUCCESS`,
+ * `.part-00000.csv.crc`) are Spark's bookkeeping; other files by their extension, or the folder's.
+ */
+async function tableFolder(
+  dir: string,
+  name: string,
+  folderFormat: InputFormat | undefined,
+  options: ResolveInputsOptions,
+): Promise<InputPlan[]> {
+  const entity = options.entity ?? options.plan.entityForFileName(name);
+  const info = await stat(dir).catch(() => undefined);
+  if (entity === undefined || info === undefined || !info.isDirectory()) return [];
+  const out: InputPlan[] = [];
+  for (const part of (await readdir(dir)).sort()) {
+    if (part.startsWith(".") || part.startsWith("_")) continue;
+    const format =
+      options.format ?? FORMAT_BY_EXTENSION[extname(withoutGz(part)).toLowerCase()] ?? folderFormat;
+    if (format === undefined) continue;
+    const path = join(dir, part);
+    const partInfo = await stat(path).catch((err: NodeJS.ErrnoException) => whyUnreadable(path, part, err));
+    if (typeof partInfo === "string")
+      out.push({ file: path, format, entity, size: undefined, unreadable: partInfo });
+    else if (partInfo.isFile()) out.push({ file: path, format, entity, size: partInfo.size });
   }
   return out;
 }
