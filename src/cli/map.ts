@@ -59,6 +59,7 @@ interface MapFlags extends FhirServerFlags {
   summary?: string;
   quiet?: boolean;
   maxRecordBytes: number;
+  null?: string[];
   param?: Record<string, string>;
   gather: GatherMode;
   gatherMemory?: number;
@@ -162,6 +163,11 @@ export function registerMap(program: Command): void {
       `largest record read (a line, row, Bundle entry or array element), e.g. 64M; larger ones are issues (default ${DEFAULT_MAX_RECORD_BYTES / 2 ** 20}M)`,
       parseMaxRecordBytes,
       DEFAULT_MAX_RECORD_BYTES,
+    )
+    .option(
+      "--null <text>",
+      "with CSV input: a cell holding exactly this text is absent, as an empty one is: \\N (MySQL, PostgreSQL text dumps), NULL (SQL Server) (repeatable)",
+      collect,
     )
     .option("--errors <file>", "write every issue as NDJSON to this file")
     .option("--summary <file>", "write the run summary as JSON to this file")
@@ -360,6 +366,7 @@ async function runAndReport(
     inputIssues,
     workers: flags.workers,
     maxRecordBytes: flags.maxRecordBytes,
+    ...(flags.null ? { csvNulls: flags.null } : {}),
     onError: flags.onError,
     output,
     ...(flags.errors ? { errorsFile: flags.errors } : {}),

@@ -21,6 +21,8 @@ export interface CsvBatchOptions {
   failed?: () => boolean;
   /** The fields the crossmap reads of `entity`: header names spelled in another case are read as them. */
   readFields?: ReadonlySet<string> | undefined;
+  /** Cells holding exactly one of these texts (`\N`, `NULL`) are absent, as empty ones are. */
+  nulls?: ReadonlySet<string>;
 }
 
 const INTEGER = /^-?(?:0|[1-9]\d*)$/;
@@ -69,7 +71,7 @@ export async function* csvBatches(
   input: AsyncIterable<Uint8Array>,
   options: CsvBatchOptions,
 ): AsyncGenerator<RecordsBatch> {
-  const { file, entity, batchRecords } = options;
+  const { file, entity, batchRecords, nulls } = options;
   const rows = new CsvRows({ maxRecordChars: options.maxRecordChars, limitLabel: options.limitLabel });
   const utf8 = new Utf8Stream();
   /** Text offsets (in the whole input) of bytes that were not UTF-8, not yet matched to a row. */
@@ -126,7 +128,7 @@ export async function* csvBatches(
       const n = Math.min(cells.length, names.length);
       for (let i = 0; i < n; i++) {
         const cell = cells[i]!;
-        if (cell === "") continue;
+        if (cell === "" || nulls?.has(cell)) continue;
         if (blank && cell.trim() !== "") blank = false;
         record[names[i]!] = cellValue(cell);
       }

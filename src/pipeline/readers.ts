@@ -18,6 +18,8 @@ export interface ReadOptions {
   onBytes: (n: number) => void;
   /** The fields the crossmap reads of a source entity (CSV header names in another case are read so). */
   readFields?: (entity: string) => ReadonlySet<string> | undefined;
+  /** CSV cells holding exactly one of these texts are absent, as empty ones are. */
+  csvNulls?: readonly string[];
 }
 
 type Reader = (
@@ -137,6 +139,7 @@ async function* csv(
     limitLabel: limitLabel(o.maxRecordBytes),
     failed,
     readFields: input.entity === undefined ? undefined : o.readFields?.(input.entity),
+    ...(o.csvNulls ? { nulls: new Set(o.csvNulls) } : {}),
   });
 }
 

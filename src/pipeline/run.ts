@@ -71,6 +71,8 @@ export interface MapRunOptions {
   batchRecords?: number;
   /** A record longer than this is an issue, not a record (default limits.ts). */
   maxRecordBytes?: number;
+  /** CSV cells holding exactly one of these texts are absent, as empty ones are (--null). */
+  csvNulls?: readonly string[];
   /** When it fires, the run stops and reports what it did (see interrupt.ts). */
   interrupt?: Interrupt;
   workerUrl?: URL;
@@ -280,6 +282,7 @@ async function pump(
       maxRecordBytes: options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES,
       onBytes: (n) => progress.bytes(n),
       readFields: (entity) => options.plan.readFields(entity),
+      ...(options.csvNulls ? { csvNulls: options.csvNulls } : {}),
     })[Symbol.asyncIterator]();
     for (;;) {
       const read = options.interrupt?.signal ? STOPPED : await race(batches.next());

@@ -219,3 +219,23 @@ describe("headerInFieldCase", () => {
     expect(headerInFieldCase(["PERSON_ID"], undefined)).toEqual(["PERSON_ID"]);
   });
 });
+
+describe("csvBatches nulls (--null)", () => {
+  it("reads cells holding exactly a null text (\\N, NULL) as absent, as empty ones are", async () => {
+    const batches = csvBatches(
+      Readable.from([Buffer.from("person_id,a,b\n1,\\N,NULL\n2,NULLS,x\n\\N,\\N,NULL\n")]),
+      {
+        file: "PERSON.csv",
+        entity: "person",
+        batchRecords: 10,
+        maxRecordChars: 1 << 20,
+        limitLabel: "L",
+        nulls: new Set(["\\N", "NULL"]),
+      },
+    );
+    const out: unknown[] = [];
+    for await (const b of batches) out.push(...b.records.map((r) => r.record));
+    // A row of nulls only is skipped as a blank one is.
+    expect(out).toEqual([{ person_id: 1 }, { person_id: 2, a: "NULLS", b: "x" }]);
+  });
+});
