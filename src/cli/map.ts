@@ -35,6 +35,7 @@ import type { RunRecorder } from "./map-project.js";
 /** data-dir.ts's default, not imported from there: that module loads LMDB, which a plain map never needs. */
 const DEFAULT_DATA_DIR = "./data";
 
+import { checkOutputPaths } from "./output-paths.js";
 import { collect, collectParam } from "./params.js";
 import { standardOption } from "./standard-arg.js";
 
@@ -301,6 +302,14 @@ async function mapCommand(files: string[], flags: MapFlags, bundleGiven: boolean
     },
     skipped: (issue) => inputIssues.push(issue),
   });
+  await checkOutputPaths(
+    [
+      { flag: "-o", path: flags.output },
+      { flag: "--errors", path: flags.errors },
+      { flag: "--summary", path: flags.summary },
+    ],
+    inputs.map((i) => i.file),
+  );
   return interruptible((interrupt) =>
     runAndReport(flags, { spec, plan, inputs, inputIssues, interrupt, record }),
   );
