@@ -1,4 +1,4 @@
-// SIGINT/SIGTERM during `crossmap map`: the run stops taking batches, finishes its summary and errors file
+// SIGINT/SIGTERM/SIGHUP during `crossmap map`: the run stops taking batches, finishes its summary and errors file
 // for what it handled, removes its temporary output files, and the process exits 128 + the signal's
 // number. A second signal ends the process at once.
 
@@ -11,12 +11,18 @@ export interface Interrupt {
   dispose(): void;
 }
 
-/** Exit code for a run ended by `signal`: 130 for SIGINT, 143 for SIGTERM, as shells report them. */
+/**
+ * The signals that stop a run cleanly: Ctrl-C, `kill`, and SIGHUP, which a closed terminal or a dropped
+ * ssh session sends (uncaught, it left the temporary output files and an empty --summary behind).
+ */
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/** Exit code for a run ended by `signal`: 128 + its number (130 SIGINT, 143 SIGTERM, 129 SIGHUP), as shells report them. */
 export function signalExitCode(signal: NodeJS.Signals): number {
-  return signal === "SIGINT" ? 130 : 143;
+  return signal === "SIGINT" ? 130 : signal === "SIGHUP" ? 129 : 143;
 }
 
-/** Catches SIGINT and SIGTERM for the length of a run. */
+/** Catches SIGINT, SIGTERM and SIGHUP for the length of a run. */
 export function catchInterrupt(): Interrupt {
   let signal: NodeJS.Signals | undefined;
   let settle: (s: NodeJS.Signals) => void = () => {};
@@ -28,16 +34,14 @@ export function catchInterrupt(): Interrupt {
     signal = s;
     settle(s);
   };
-  process.on("SIGINT", on);
-  process.on("SIGTERM", on);
+  for (const name of SIGNALS) process.on(name, on);
   return {
     get signal() {
       return signal;
     },
     wait,
     dispose() {
-      process.off("SIGINT", on);
-      process.off("SIGTERM", on);
+      for (const name of SIGNALS) process.off(name, on);
     },
   };
 }
