@@ -159,8 +159,14 @@ export function composePlan(legs: readonly CrossmapLike[], options: ComposeOptio
       return first.readFields?.(entity);
     },
     entityForFileName(fileName) {
-      const base = fileName.replace(/^.*[\\/]/, "").replace(/\..*$/, "");
-      return byLowerName.get(base.toLowerCase());
+      // person.csv, PERSON.csv.gz; cdm.person.csv (schema-qualified, as some exports name tables);
+      // person-000000000001.csv.gz, visit_occurrence_02.csv (BigQuery's and split's shards).
+      for (const part of fileName.replace(/^.*[\\/]/, "").split(".")) {
+        const lower = part.toLowerCase();
+        const entity = byLowerName.get(lower) ?? byLowerName.get(lower.replace(/[-_]\d+$/, ""));
+        if (entity !== undefined) return entity;
+      }
+      return undefined;
     },
     gather: last.gatherPlan ?? EMPTY_GATHER_PLAN,
     ...(stages ? { stages } : {}),

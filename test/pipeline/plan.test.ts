@@ -13,6 +13,15 @@ describe("composePlan", () => {
     expect(plan.entityForFileName("persons.csv")).toBeUndefined();
   });
 
+  it("finds the entity of a schema-qualified or sharded export's file name", () => {
+    const plan = composePlan([omopToFhir]);
+    expect(plan.entityForFileName("cdm.PERSON.csv")).toBe("person");
+    expect(plan.entityForFileName("/x/person-000000000001.csv.gz")).toBe("person");
+    expect(plan.entityForFileName("person_02.csv")).toBe("person");
+    expect(plan.entityForFileName("person_v2.csv")).toBeUndefined();
+    expect(plan.entityForFileName("cdm.persons.csv")).toBeUndefined();
+  });
+
   it("chains two crossmaps for --via, passing issues and the record position along", () => {
     const plan = composePlan([omopToFhir, fhirToOpenehr]);
     expect([plan.source, plan.target]).toEqual(["omop_cdm_v5.4", "openehr_1.0.4"]);
