@@ -46,7 +46,7 @@ describe("OBX-5 values the Observation cannot hold", () => {
       ],
     ]);
     expect(
-      (culture?.component as { valueCodeableConcept: unknown }[]).map((c) => c.valueCodeableConcept),
+      ((culture?.component ?? []) as { valueCodeableConcept: unknown }[]).map((c) => c.valueCodeableConcept),
     ).toEqual([
       { coding: [{ code: "E.COLI", display: "E coli" }] },
       { coding: [{ code: "KLEB", display: "Klebsiella" }] },
