@@ -3,7 +3,7 @@
 // path that is not a regular file (/dev/null, a named pipe, /dev/stdout, a symbolic link) is written in
 // place as stdout is: renaming over it would replace it (run as root, `-o /dev/null` replaced the device).
 import { once } from "node:events";
-import { createWriteStream, type WriteStream } from "node:fs";
+import { createWriteStream, readdirSync, rmSync, type WriteStream } from "node:fs";
 import { type FileHandle, lstat, mkdir, open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Writable } from "node:stream";
@@ -95,6 +95,7 @@ class AtomicFile {
   private failure: Error | undefined;
 
   constructor(readonly path: string) {
+    removeStaleTemporaries(path);
     this.temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
     this.stream = createWriteStream(this.temp);
     this.out = new Coalescer(this.stream);
@@ -125,6 +126,40 @@ class AtomicFile {
   async abort(): Promise<void> {
     await this.close().catch(() => {});
     await rm(this.temp, { force: true });
+  }
+}
+
+/**
+ * Removes the temporaries of `path` that runs killed outright (SIGKILL, the OOM killer) left behind: a
+ * hidden `.<name>.<pid>.tmp` whose process is gone. One of a process still running (another run writing
+ * the same file) is left alone, and so is anything this cannot tell (a pid of another user's process).
+ */
+function removeStaleTemporaries(path: string): void {
+  const dir = dirname(path);
+  const prefix = `.${basename(path)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith(".tmp")) continue;
+    const pidText = name.slice(prefix.length, -".tmp".length);
+    if (!/^[1-9][0-9]{0,9}$/.test(pidText)) continue;
+    const pid = Number(pidText);
+    if (pid === process.pid || alive(pid)) continue;
+    rmSync(join(dir, name), { force: true });
+  }
+}
+
+/** Whether a process with this pid exists (EPERM: it does, as another user's). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== "ESRCH";
   }
 }
 

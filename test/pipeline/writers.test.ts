@@ -38,6 +38,20 @@ describe("publishedByRename", () => {
 });
 
 describe("fileSink", () => {
+  it("removes the temporaries a killed run left beside the file, not a running process's", async () => {
+    const gone = spawnSync(process.execPath, ["-e", "0"]).pid as number;
+    const stale = join(dir, `.out.ndjson.${gone}.tmp`);
+    const running = join(dir, `.out.ndjson.${process.ppid}.tmp`);
+    const other = join(dir, `.other.ndjson.${gone}.tmp`);
+    for (const f of [stale, running, other]) writeFileSync(f, "partial");
+    const sink = await fileSink(join(dir, "out.ndjson"));
+    await sink.write("", '{"a":1}\n');
+    await sink.commit();
+    expect(readdirSync(dir).sort()).toEqual(
+      [`.other.ndjson.${gone}.tmp`, `.out.ndjson.${process.ppid}.tmp`, "out.ndjson"].sort(),
+    );
+  });
+
   it("publishes a regular file when the run commits, and leaves no temporary", async () => {
     const path = join(dir, "out.ndjson");
     const sink = await fileSink(path);
