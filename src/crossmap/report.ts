@@ -10,7 +10,10 @@ export interface MappingReport {
   target: string;
   entity_mappings: { source_entity: string; target_entity: string }[];
   field_mappings: { count: number; items: { source: string; target: string; transform: string }[] };
+  /** Source fields no mapping reads: the crossmap's gaps (the fields `not_mapped` declares are not here). */
   unmapped_source_fields: string[];
+  /** Source fields the crossmap's `not_mapped` declares read but deliberately not mapped. */
+  not_mapped_source_fields: string[];
   unmapped_target_fields: string[];
   /** Which sides could be checked for unmapped fields. */
   definitions: { source: boolean; target: boolean };
@@ -54,6 +57,10 @@ export function mappingReport(
     }
     return out;
   };
+  const declared = Object.entries(crossmap.document.not_mapped ?? {}).flatMap(([e, list]) =>
+    list.map((f) => `${e}.${f}`),
+  );
+  const notMapped = new Set(declared);
   return {
     source: crossmap.source,
     target: crossmap.target,
@@ -62,7 +69,10 @@ export function mappingReport(
       count: fields.length,
       items: fields.map((f) => ({ source: f.key, target: f.target, transform: f.transform })),
     },
-    unmapped_source_fields: unmapped(definitions.source, crossmap.entities(), usedSource),
+    unmapped_source_fields: unmapped(definitions.source, crossmap.entities(), usedSource).filter(
+      (f) => !notMapped.has(f),
+    ),
+    not_mapped_source_fields: [...notMapped],
     unmapped_target_fields: unmapped(
       definitions.target,
       entityMappings.map((m) => m.target_entity),

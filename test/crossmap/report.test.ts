@@ -54,6 +54,7 @@ describe("mappingReport", () => {
         ],
       },
       unmapped_source_fields: ["person.race_concept_id"],
+      not_mapped_source_fields: [],
       unmapped_target_fields: ["Patient.gender", "Patient.name"],
       definitions: { source: true, target: true },
     });
@@ -94,5 +95,24 @@ field_map:
       entities: { m: { fields: [{ name: "value" }, { name: "unit" }, { name: "other" }] } },
     };
     expect(mappingReport(cm, { source: def }).unmapped_source_fields).toEqual(["m.other"]);
+  });
+});
+
+describe("mappingReport and not_mapped", () => {
+  it("lists the fields not_mapped declares apart from the gaps", () => {
+    const cm = parseCrossmap(`source: a
+target: b
+entity_map: {m: Observation}
+field_map:
+  m.value: {target: Observation.valueString}
+not_mapped:
+  m: [status]
+`);
+    const def: StandardDefinition = {
+      standard: "a",
+      entities: { m: { fields: [{ name: "value" }, { name: "status" }, { name: "other" }] } },
+    };
+    const r = mappingReport(cm, { source: def });
+    expect([r.unmapped_source_fields, r.not_mapped_source_fields]).toEqual([["m.other"], ["m.status"]]);
   });
 });
