@@ -100,7 +100,12 @@ export async function* csvBatches(
   const add = (row: ReturnType<CsvRows["push"]>[number]): void => {
     const fault = faultIn(row.start, row.end);
     if (header === undefined && row.problem === undefined) {
-      header = headerInFieldCase(row.cells, options.readFields);
+      // Spaces around a name (`person_id, gender_concept_id`, as some tools write a header) are never
+      // part of it: " gender_concept_id" would be a column no crossmap reads. Cells are read as written.
+      header = headerInFieldCase(
+        row.cells.map((name) => name.trim()),
+        options.readFields,
+      );
       // Column names with U+FFFD in them would match no field: every row would map without them.
       if (fault !== undefined) {
         records.push({

@@ -213,6 +213,19 @@ describe("headerInFieldCase", () => {
     expect(out).toEqual([{ person_id: 1, year_of_birth: 1970 }]);
   });
 
+  it("reads header names without the spaces around them (`person_id, year_of_birth`)", async () => {
+    const batches = csvBatches(Readable.from([Buffer.from("person_id, year_of_birth \n1,1970\n")]), {
+      file: "person.csv",
+      entity: "person",
+      batchRecords: 10,
+      maxRecordChars: 1 << 20,
+      limitLabel: "L",
+    });
+    const out: unknown[] = [];
+    for await (const b of batches) out.push(...b.records.map((r) => r.record));
+    expect(out).toEqual([{ person_id: 1, year_of_birth: 1970 }]);
+  });
+
   it("keeps a name when the field's own spelling is in the header too, or when fields differ only in case", () => {
     expect(headerInFieldCase(["person_id", "PERSON_ID"], read)).toEqual(["person_id", "PERSON_ID"]);
     expect(headerInFieldCase(["ID"], new Set(["id", "Id"]))).toEqual(["ID"]);
