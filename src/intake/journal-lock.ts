@@ -7,6 +7,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } f
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { AppError } from "../errors.js";
+import { processExists } from "../process-exists.js";
 
 export const LOCK_FILE = "listener.lock";
 
@@ -31,11 +32,7 @@ function readHolder(file: string): Holder | undefined {
  * pids, and the journal outlives it).
  */
 function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
-  }
+  if (!processExists(pid)) return false;
   try {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes("listen");
   } catch {

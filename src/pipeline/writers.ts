@@ -8,6 +8,7 @@ import { type FileHandle, lstat, mkdir, open, rename, rm } from "node:fs/promise
 import { basename, dirname, join } from "node:path";
 import type { Writable } from "node:stream";
 import { AppError } from "../errors.js";
+import { processExists } from "../process-exists.js";
 
 export interface OutputSink {
   /** Writes NDJSON for a target entity ("" when not splitting); resolves when it may be called again. */
@@ -148,18 +149,8 @@ function removeStaleTemporaries(path: string): void {
     const pidText = name.slice(prefix.length, -".tmp".length);
     if (!/^[1-9][0-9]{0,9}$/.test(pidText)) continue;
     const pid = Number(pidText);
-    if (pid === process.pid || alive(pid)) continue;
+    if (pid === process.pid || processExists(pid)) continue;
     rmSync(join(dir, name), { force: true });
-  }
-}
-
-/** Whether a process with this pid exists (EPERM: it does, as another user's). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== "ESRCH";
   }
 }
 
