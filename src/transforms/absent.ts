@@ -14,3 +14,9 @@ export function isBlank(s: string): boolean {
 
 export const isAbsent = (v: unknown): boolean =>
   v === undefined || v === null || (typeof v === "string" && isBlank(v));
+
+/**
+ * The narrower rule of the combinators and list transforms: undefined, null or "" (a string of spaces is
+ * still a value there: the transform it is handed to decides).
+ */
+export const isUnset = (v: unknown): boolean => v === undefined || v === null || v === "";

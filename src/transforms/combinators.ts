@@ -2,6 +2,7 @@
 // places (a lossless carrier, else the element other producers use) or that needs two steps (pick an
 // extension, then read an id out of it). Both are built once at load; per record they are plain calls.
 import type { z } from "zod";
+import { isUnset } from "./absent.js";
 import { type ConfigOf, lazySchema, type Zod } from "./config-schema.js";
 import {
   type Getter,
@@ -33,8 +34,6 @@ const alternative = (z: Zod) =>
 const firstOfConfig = lazySchema((z) => z.object({ alternatives: z.array(alternative(z)).min(1) }).strict());
 const chainConfig = lazySchema((z) => z.object({ steps: z.array(stepSchema(z)).min(1) }).strict());
 
-const absent = (v: unknown): boolean => v === undefined || v === null || v === "";
-
 function nested(ctx: TransformContext, s: Step): NestedTransform {
   if (!ctx.transform) throw new Error("this context cannot build nested transforms");
   return ctx.transform({
@@ -61,14 +60,14 @@ export const firstOf: TransformDefinition<ConfigOf<typeof firstOfConfig>> = {
       let failure: Unmappable | undefined;
       for (const a of alts) {
         const v = a.get ? a.get(record) : value;
-        if (absent(v) && !a.acceptsAbsent) continue;
+        if (isUnset(v) && !a.acceptsAbsent) continue;
         const r = a.fn(v, record);
         if (r instanceof Unmappable) {
           if (r.fallback !== undefined) return r;
           failure ??= r;
           continue;
         }
-        if (!absent(r)) return r;
+        if (!isUnset(r)) return r;
       }
       return failure;
     };
@@ -87,7 +86,7 @@ export const chain: TransformDefinition<ConfigOf<typeof chainConfig>> = {
     return (value: unknown, record: SourceRecord) => {
       let v = value;
       for (const s of steps) {
-        if (absent(v) && !s.acceptsAbsent) return undefined;
+        if (isUnset(v) && !s.acceptsAbsent) return undefined;
         v = s.fn(v, record);
         if (v instanceof Unmappable) return v;
       }

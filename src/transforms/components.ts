@@ -3,6 +3,8 @@
 // the v2-to-FHIR IG's OBX[Observation-Component] map makes each repetition of OBX-5 a `component` with
 // OBX-3 as its code and the value by OBX-2. The per-type transforms are the document's own (or built-ins);
 // they are asked for every repetition at once (`repetition: all`), so each is read as a field is.
+
+import { isUnset } from "./absent.js";
 import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { scalarKey } from "./describe.js";
 import {
@@ -36,8 +38,6 @@ const config = lazySchema((z) => {
     .strict();
 });
 
-const absent = (v: unknown): boolean => v === undefined || v === null || v === "";
-
 export const components: TransformDefinition<ConfigOf<typeof config>> = {
   get config() {
     return config();
@@ -63,11 +63,11 @@ export const components: TransformDefinition<ConfigOf<typeof config>> = {
       const entry = byType.get(scalarKey(typeOf(record)) ?? "");
       if (entry === undefined) return undefined;
       const c = codeOf(record);
-      const codeValue = absent(c) ? undefined : code.fn(c, record);
+      const codeValue = isUnset(c) ? undefined : code.fn(c, record);
       const theCode = codeValue instanceof Unmappable ? codeValue.fallback : codeValue;
       const wrap = (list: unknown): unknown[] | undefined => {
-        if (absent(list)) return undefined;
-        const items = (Array.isArray(list) ? list : [list]).filter((x) => !absent(x));
+        if (isUnset(list)) return undefined;
+        const items = (Array.isArray(list) ? list : [list]).filter((x) => !isUnset(x));
         return items.map((x) =>
           theCode === undefined ? { [entry.key]: x } : { [codeKey]: theCode, [entry.key]: x },
         );

@@ -1,5 +1,7 @@
 // date_from_parts: a date from separate year, month and day fields (OMOP person's year/month/day_of_birth), as
 // precise as the fields allow: "1998", "1998-04" or "1998-04-09". An impossible date is an issue, never guessed.
+
+import { isUnset } from "./absent.js";
 import { toInteger } from "./casts.js";
 import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { validParts } from "./dates.js";
@@ -17,7 +19,6 @@ const config = lazySchema((z) =>
     .strict(),
 );
 
-const absent = (v: unknown): boolean => v === undefined || v === null || v === "";
 const pad = (n: number, width = 2): string => String(n).padStart(width, "0");
 
 export const dateFromParts: TransformDefinition<ConfigOf<typeof config>> = {
@@ -34,12 +35,12 @@ export const dateFromParts: TransformDefinition<ConfigOf<typeof config>> = {
       if (typeof year !== "number" || year < 1 || year > 9999)
         return fail("invalid_value", `${describeValue(v)} is not a year`);
       const rawMonth = monthOf?.(record);
-      if (absent(rawMonth)) return pad(year, 4);
+      if (isUnset(rawMonth)) return pad(year, 4);
       const month = toInteger(rawMonth);
       if (typeof month !== "number" || !validParts({ year, month }))
         return fail("invalid_date", `month ${describeValue(rawMonth)} of ${year} is not a month`);
       const rawDay = dayOf?.(record);
-      if (absent(rawDay)) return `${pad(year, 4)}-${pad(month)}`;
+      if (isUnset(rawDay)) return `${pad(year, 4)}-${pad(month)}`;
       const day = toInteger(rawDay);
       if (typeof day !== "number" || !validParts({ year, month, day }))
         return fail("invalid_date", `day ${describeValue(rawDay)} of ${year}-${pad(month)} is not a date`);

@@ -2,6 +2,8 @@
 // its UCUM code from the unit concept (the vocabulary's concept_code; without a vocabulary the recorded unit,
 // when the ETL mapped it to a unit concept at all), and the unit concept and unit source concept ids in
 // extensions, so that omop_concept_of reads all three back.
+
+import { isUnset } from "./absent.js";
 import { toFloat } from "./casts.js";
 import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { describeValue, scalarKey } from "./describe.js";
@@ -29,8 +31,6 @@ const config = lazySchema((z) =>
     })
     .strict(),
 );
-
-const absent = (v: unknown): boolean => v === undefined || v === null || v === "";
 
 export const omopQuantity: TransformDefinition<ConfigOf<typeof config>> = {
   get config() {
@@ -67,7 +67,7 @@ export const omopQuantity: TransformDefinition<ConfigOf<typeof config>> = {
       if (extensions.length > 0) out.extension = extensions;
       out.value = value;
       const raw = unitOf?.(record);
-      const unit = absent(raw) ? undefined : scalarKey(raw);
+      const unit = isUnset(raw) ? undefined : scalarKey(raw);
       if (unit !== undefined) out.unit = unit;
       let code: string | undefined;
       if (unitId !== undefined && unitId !== 0) {

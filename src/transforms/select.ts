@@ -1,6 +1,8 @@
 // select: picks one element out of a list by matching fields (the extension with a given url, the coding
 // of a given system), reads a path inside it and optionally looks the result up in a mapping. It also runs
 // when the list is absent, so `default` can fill a target that must always be present.
+
+import { isUnset } from "./absent.js";
 import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { fail, type Getter, type TransformDefinition } from "./types.js";
@@ -20,8 +22,6 @@ const config = lazySchema((z) =>
     .strict(),
 );
 
-const absent = (v: unknown): boolean => v === undefined || v === null || v === "";
-
 export const select: TransformDefinition<ConfigOf<typeof config>> = {
   get config() {
     return config();
@@ -38,7 +38,7 @@ export const select: TransformDefinition<ConfigOf<typeof config>> = {
     const fallback = cfg.default;
     const orDefault = () => (fallback === undefined ? undefined : fallback);
     return (v) => {
-      if (absent(v)) return orDefault();
+      if (isUnset(v)) return orDefault();
       const list: unknown[] = Array.isArray(v) ? v : [v];
       const picked = list.find(
         (el) =>
@@ -48,7 +48,7 @@ export const select: TransformDefinition<ConfigOf<typeof config>> = {
       );
       if (picked === undefined) return orDefault();
       const value = get ? get(picked as Record<string, unknown>) : picked;
-      if (absent(value)) return orDefault();
+      if (isUnset(value)) return orDefault();
       if (!mapping) return value;
       const key = scalarKey(value);
       if (key !== undefined && mapping.has(key)) return mapping.get(key) ?? undefined;
