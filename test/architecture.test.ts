@@ -12,6 +12,7 @@ const src = join(dirname(fileURLToPath(import.meta.url)), "..", "src");
 const LAYER: Record<string, number> = {
   "errors.ts": 0,
   "hash.ts": 0,
+  "process-exists.ts": 0,
   "version.ts": 0,
   openehr: 0,
   vocab: 1,
