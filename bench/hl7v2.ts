@@ -3,7 +3,8 @@
 // --from hl7v2_2.5.1 --to fhir_r4 FILE` in a child process (start-up included, Bundles written, issues to an
 // --errors file), with the default workers and with --workers 1, against @medplum/core's Hl7Message.parse
 // of the same messages in this process (parse only, no output) measured in the same run: messages/s, the
-// ratio to Medplum, CPU per message (all threads) and peak RSS.
+// ratio to Medplum, CPU per message (all threads) and peak RSS; and the floor of any converter of this output
+// (Medplum's parse, then the output built and written with JSON.parse/JSON.stringify, no mapping).
 // --stages adds the in-process breakdown (split, cut, parse, Bundles, JSON) against splitting into segments;
 // with --before FILE (another HL7 v2 -> FHIR crossmap, e.g. an older built-in from `git show`), its Bundles
 // are timed there too, for a before/after ratio.
@@ -153,6 +154,29 @@ async function cliRun(dir: string, input: string, extra: string[]): Promise<Run>
 }
 
 const medplum = time(cases["medplum Hl7Message.parse (baseline 2)"]);
+// The floor of any converter that writes these Bundles: Medplum's parse, then the output's objects built and
+// written, with no mapping between (JSON.parse of each Bundle's text stands for building its objects, the
+// cheapest way V8 has to make them). Its rate against Medplum's is the best ratio any implementation of
+// this output can show on one thread; with W threads and perfect scaling, W times that.
+const outputs: string[] = [];
+for (const r of convertText(text, crossmap)) if (r.ok) outputs.push(JSON.stringify(r.bundle));
+const built = outputs.map((o) => JSON.parse(o) as unknown);
+const build = time(() => {
+  let n = 0;
+  for (const o of outputs) n += (JSON.parse(o) as { entry?: unknown[] }).entry?.length ?? 0;
+  return n;
+});
+const write = time(() => {
+  let n = 0;
+  for (const b of built) n += JSON.stringify(b).length;
+  return n;
+});
+/** Messages/s of one thread that parses as Medplum does and builds and writes the output, nothing else. */
+const floor = {
+  wall: 1 / (1 / medplum.wall + 1 / build.wall + 1 / write.wall),
+  cpu: 1 / (1 / medplum.cpu + 1 / build.cpu + 1 / write.cpu),
+};
+const outputBytes = outputs.reduce((a, o) => a + Buffer.byteLength(o), 0);
 const dir = mkdtempSync(join(tmpdir(), "crossmap-bench-hl7v2-"));
 const e2e: { case: string; workers: number; run: Run }[] = [];
 try {
@@ -179,6 +203,9 @@ console.log(
 console.log(
   `${"medplum Hl7Message.parse (in process)".padEnd(40)} ${fmt(medplum.wall).padStart(11)} ${"1.00".padStart(10)} ${fmt(1e6 / medplum.cpu).padStart(10)} ${"".padStart(11)}`,
 );
+console.log(
+  `${"floor: parse + build + write, no mapping".padEnd(40)} ${fmt(floor.wall).padStart(11)} ${(floor.wall / medplum.wall).toFixed(2).padStart(10)} ${fmt(1e6 / floor.cpu).padStart(10)} ${"".padStart(11)}`,
+);
 const rate = (r: Run) => N / r.seconds;
 for (const { case: name, run } of e2e) {
   console.log(
@@ -203,7 +230,14 @@ const line: Record<string, unknown> = {
   one_worker_cpu_us_per_message: Math.round((one.run.cpu * 1e6) / N),
   default_peak_rss_mb: Math.round(all.run.rssMb),
   one_worker_peak_rss_mb: Math.round(one.run.rssMb),
+  output_bytes_per_message: Math.round(outputBytes / N),
+  floor_messages_per_s: Math.round(floor.wall),
+  ratio_floor_to_medplum: Number((floor.wall / medplum.wall).toFixed(3)),
+  floor_cpu_us_per_message: Math.round(1e6 / floor.cpu),
 };
+console.log(
+  `floor: the output (${fmt(outputBytes / N)} bytes of JSON a message, ${(outputBytes / bytes).toFixed(1)}x the input) built with JSON.parse and written with JSON.stringify, after Medplum's parse, on one thread: what no converter of this output can beat; ${all.workers} threads scaling perfectly: ${(((floor.wall / medplum.wall) * all.workers) as number).toFixed(2)}x`,
+);
 
 // In process, by stage (--stages): where a message's time goes.
 if (stages) {
