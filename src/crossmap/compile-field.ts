@@ -9,7 +9,7 @@ import { type ConditionCompiler, compileCondition } from "./conditions.js";
 import type { CompiledField } from "./mapper.js";
 import { nestedTransformBuilder } from "./nested-transform.js";
 import { compileSetter, type Getter, PathError, parseTargetPath, type Step } from "./paths.js";
-import type { KeyPath, Problems } from "./problems.js";
+import { type KeyPath, Problems } from "./problems.js";
 import { resolveTransform } from "./resolve-transform.js";
 import type { CrossmapDocument, FieldEntry } from "./schema.js";
 import { compileSourceGetter, type GetterEnv } from "./scope.js";
@@ -107,6 +107,13 @@ export function compileFieldEntry(
         return getter;
       },
       compileRelativePath: (p) => compileSourceGetter(p),
+      compileCondition: (w) => {
+        // Reported by the field (invalid_config at its transform, naming the combinator), not twice.
+        const found = new Problems(undefined);
+        const p = compileCondition(w, [], { ...c.cond, problems: found, env, reads });
+        if (!p) throw new Error(found.list[0]?.message ?? "invalid condition");
+        return p;
+      },
     };
     if (c.vocabulary) context.vocabulary = c.vocabulary;
     if (c.overlay) context.overlay = c.overlay;

@@ -29,6 +29,8 @@ const alternative = (z: Zod) =>
   stepSchema(z).extend({
     /** The source path this alternative reads; default: the field's own value. */
     source: z.string().min(1).optional(),
+    /** A condition on the record (as a field's `when`): the alternative is tried only when it holds. */
+    when: z.unknown().optional(),
   });
 
 const firstOfConfig = lazySchema((z) => z.object({ alternatives: z.array(alternative(z)).min(1) }).strict());
@@ -49,16 +51,26 @@ export const firstOf: TransformDefinition<ConfigOf<typeof firstOfConfig>> = {
   },
   acceptsAbsent: true,
   description:
-    "Tries `alternatives` in order (each a transform over the field or its own `source`); the first value wins. None: the first failure, else nothing.",
+    "Tries `alternatives` in order (each a transform over the field or its own `source`, when its `when` holds); the first value wins. None: the first failure, else nothing.",
   create: (cfg, ctx) => {
-    const alts = cfg.alternatives.map((a) => {
+    const alts = cfg.alternatives.map((a, i) => {
       const t = nested(ctx, a);
       const get: Getter | undefined = a.source ? ctx.compileSourcePath(a.source) : undefined;
-      return { ...t, get };
+      let when: ((record: SourceRecord) => boolean) | undefined;
+      if (a.when !== undefined) {
+        if (!ctx.compileCondition) throw new Error(`alternative ${i + 1}: this context cannot compile a "when"`);
+        try {
+          when = ctx.compileCondition(a.when);
+        } catch (err) {
+          throw new Error(`alternative ${i + 1}: when: ${(err as Error).message}`);
+        }
+      }
+      return { ...t, get, when };
     });
     return (value: unknown, record: SourceRecord) => {
       let failure: Unmappable | undefined;
       for (const a of alts) {
+        if (a.when !== undefined && !a.when(record)) continue;
         const v = a.get ? a.get(record) : value;
         if (isUnset(v) && !a.acceptsAbsent) continue;
         const r = a.fn(v, record);

@@ -62,6 +62,12 @@ export interface TransformContext {
    * field) for an unknown name or a bad config. Absent where the caller offers no nesting.
    */
   transform?(spec: NestedTransformSpec): NestedTransform;
+  /**
+   * Compiles a condition (as a field's `when`) on the record, for a combinator whose parts apply only when
+   * one holds (first_of's `when` per alternative). Throws a load error for a bad condition. Absent where
+   * the caller offers none.
+   */
+  compileCondition?(when: unknown): (record: SourceRecord) => boolean;
 }
 
 /** A transform named inside another transform's config: `{transform: name, config: {...}}`. */

@@ -176,6 +176,55 @@ describe("FHIR R4 -> OMOP CDM v5.4 on the Synthea sample Bundles", () => {
   });
 });
 
+describe("a condition's status (the IG's ConditionMap)", () => {
+  const condition = (extra: Record<string, unknown>) =>
+    mapAll(
+      cm.mapper("Condition"),
+      {
+        resourceType: "Condition",
+        id: "c1",
+        subject: { reference: "Patient/p1" },
+        code: { coding: [{ system: "http://snomed.info/sct", code: "44054006" }] },
+        onsetDateTime: "2020-01-01",
+        ...extra,
+      },
+      1,
+    );
+  const status = (code: string) => ({
+    coding: [{ system: "http://terminology.hl7.org/CodeSystem/condition-clinical", code }],
+  });
+  const statusOf = (r: ReturnType<typeof condition>) => {
+    const row = r.outputs.find((o) => o.entity === "condition_occurrence")?.value ?? {};
+    return [row.condition_status_concept_id, row.condition_status_source_value];
+  };
+  const omopType = {
+    url: "https://crossmap.dev/fhir/StructureDefinition/omop-type-concept",
+    valueCoding: { system: "https://fhir-terminology.ohdsi.org", code: "32817" },
+  };
+
+  it("is clinicalStatus: resolved 32906, a status OMOP has no concept for 0 with its code, none empty", () => {
+    expect(statusOf(condition({ clinicalStatus: status("resolved") }))).toEqual([32906, "resolved"]);
+    expect(statusOf(condition({ clinicalStatus: status("active") }))).toEqual([0, "active"]);
+    expect(statusOf(condition({ clinicalStatus: status("remission") }))).toEqual([0, "remission"]);
+    expect(statusOf(condition({}))).toEqual([undefined, undefined]);
+    expect(condition({ clinicalStatus: status("active") }).issues).toEqual([]);
+  });
+  it("of a Condition the OMOP -> FHIR crossmap wrote, is its extension's, not the resolved its end date gave", () => {
+    const ext = {
+      url: "https://crossmap.dev/fhir/StructureDefinition/omop-condition-status",
+      valueCodeableConcept: {
+        coding: [
+          { system: "https://fhir-terminology.ohdsi.org", code: "32902" },
+          { code: "primary", userSelected: true },
+        ],
+      },
+    };
+    const resolved = { clinicalStatus: status("resolved"), abatementDateTime: "2020-02-01" };
+    expect(statusOf(condition({ extension: [omopType], ...resolved }))).toEqual([0, undefined]);
+    expect(statusOf(condition({ extension: [omopType, ext], ...resolved }))).toEqual([32902, "primary"]);
+  });
+});
+
 describe("resources that record a mistake or something that did not happen", () => {
   const subject = { reference: "Patient/p1" };
   const code = { coding: [{ system: "http://snomed.info/sct", code: "44054006" }] };

@@ -35,6 +35,23 @@ describe("first_of", () => {
       /first_of: format: "pattern"/,
     );
   });
+  it("tries an alternative with a when only for the records it holds for", () => {
+    const m = mapper([
+      { when: { field: "kind", equals: "omop" }, transform: "int" },
+      { when: { not: { field: "kind", equals: "omop" } }, source: "b", transform: "sex" },
+    ]);
+    expect(m.map({ kind: "omop", a: "12", b: "male" }).value).toEqual({ out: 12 });
+    // The first alternative's when fails: its value is not read, even where it would convert.
+    expect(m.map({ kind: "other", a: "12", b: "male" }).value).toEqual({ out: 8507 });
+    // Neither applies to what the record has: nothing, not the other alternative's value.
+    expect(m.map({ kind: "omop", b: "male" }).value).toEqual({});
+    expect(m.map({ kind: "other", a: "12" }).value).toEqual({});
+  });
+  it("fails to load, at the field, for a bad when of an alternative", () => {
+    expect(loadError(stringify(doc([{ when: { field: "kind", equal: 1 }, transform: "int" }])))).toMatch(
+      /x\.yaml:\d+:\d+: field_map\["e\.a"\]\.transform: first_of: alternative 1: when: /,
+    );
+  });
   it("skips an alternative marked vocabulary_optional when there is no vocabulary", () => {
     const m = mapper([{ transform: "vocabulary_lookup", vocabulary_optional: true }, { transform: "str" }]);
     expect(m.map({ a: 5 }).value).toEqual({ out: "5" });
