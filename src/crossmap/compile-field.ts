@@ -156,6 +156,7 @@ export function compileFieldEntry(
       target,
       targetEntity: state.spec.target,
       transform: resolved.name,
+      ...(entry.nonstandard === true ? { nonstandard: true as const } : {}),
     });
   });
 }

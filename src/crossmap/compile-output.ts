@@ -38,6 +38,8 @@ export interface FieldMapping {
   /** The target entity of the output `target` starts with (its name may differ: `payor.name` -> Organization). */
   targetEntity: string;
   transform: string;
+  /** The entry reads or writes, on purpose, names its standards lack (`nonstandard: true`). */
+  nonstandard?: true;
 }
 
 export interface OutputState {

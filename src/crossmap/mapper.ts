@@ -62,6 +62,9 @@ function issue(
   return i;
 }
 
+const absentRequired = (f: CompiledField, position: Position | undefined): MappingIssue =>
+  issue(f, position, "missing_required", "error", `required field ${f.field} is absent`);
+
 const unconverted = (f: CompiledField, position: Position | undefined): MappingIssue =>
   issue(f, position, "missing_required", "error", `required field ${f.field} gave no value`);
 
@@ -104,14 +107,13 @@ export function createMapper(parts: MapperParts): RecordMapper {
         if (anyWhen && f.when !== undefined && !f.when(record)) continue;
         const v = f.get(record);
         let r: unknown;
+        // A transform that runs for an absent value (it reads other fields) may still give one: a required
+        // field is missing only if it gives none, and is then said once, as absent.
+        let absent = false;
         if (isAbsent(v)) {
-          if (f.required && f.fallback === undefined) {
-            issues = add(
-              issues,
-              issue(f, position, "missing_required", "error", `required field ${f.field} is absent`),
-            );
-          }
+          absent = true;
           if (!f.acceptsAbsent) {
+            if (f.required && f.fallback === undefined) issues = add(issues, absentRequired(f, position));
             if (f.fallback !== undefined) f.set(out, f.fallback);
             continue;
           }
@@ -131,14 +133,16 @@ export function createMapper(parts: MapperParts): RecordMapper {
           issues = add(issues, issue(f, position, r.code, severity, r.message, v));
           if (written === undefined) {
             // A required field that gives nothing is as missing as an absent one (the record is incomplete).
-            if (f.required) issues = add(issues, unconverted(f, position));
+            if (f.required)
+              issues = add(issues, absent ? absentRequired(f, position) : unconverted(f, position));
             continue;
           }
           r = written;
         }
         if (isAbsent(r) || (typeof r === "object" && isEmptyObject(r as object))) {
           if (f.fallback !== undefined) f.set(out, f.fallback);
-          else if (f.required) issues = add(issues, unconverted(f, position));
+          else if (f.required)
+            issues = add(issues, absent ? absentRequired(f, position) : unconverted(f, position));
           continue;
         }
         if (!f.set(out, r)) {

@@ -58,7 +58,8 @@ export const firstOf: TransformDefinition<ConfigOf<typeof firstOfConfig>> = {
       const get: Getter | undefined = a.source ? ctx.compileSourcePath(a.source) : undefined;
       let when: ((record: SourceRecord) => boolean) | undefined;
       if (a.when !== undefined) {
-        if (!ctx.compileCondition) throw new Error(`alternative ${i + 1}: this context cannot compile a "when"`);
+        if (!ctx.compileCondition)
+          throw new Error(`alternative ${i + 1}: this context cannot compile a "when"`);
         try {
           when = ctx.compileCondition(a.when);
         } catch (err) {

@@ -104,6 +104,15 @@ describe("sources", () => {
       ],
     });
   });
+  it("a required field whose transform reads other fields is missing only when it gives nothing, said once", () => {
+    const fm = `  e.end:\n    target: T.end\n    required: true\n    transform: first_of\n    config: {alternatives: [{transform: str}, {source: start, transform: str}]}\n`;
+    expect(map(fm, { start: "2020" })).toEqual({ value: { end: "2020" }, issues: [] });
+    const r = map(fm, {}, "", 9);
+    expect(r.value).toEqual({});
+    expect(r.issues.map((i) => [i.code, i.message])).toEqual([
+      ["missing_required", "required field e.end is absent"],
+    ]);
+  });
 });
 
 describe("constants", () => {

@@ -225,6 +225,59 @@ describe("a condition's status (the IG's ConditionMap)", () => {
   });
 });
 
+describe("an inpatient stay still going on (CDM convention for visit_end_date)", () => {
+  const encounter = (c: Crossmap, extra: Record<string, unknown>) => {
+    const r = mapAll(
+      c.mapper("Encounter"),
+      {
+        resourceType: "Encounter",
+        id: "e1",
+        subject: { reference: "Patient/p1" },
+        status: "in-progress",
+        class: { code: "IMP" },
+        period: { start: "2026-11-20T10:00:00Z" },
+        ...extra,
+      },
+      1,
+    );
+    const row = r.outputs[0]?.value ?? {};
+    return {
+      row: [row.visit_type_concept_id, row.visit_end_date, row.visit_end_datetime],
+      issues: r.issues.map((i) => [i.code, i.severity]),
+    };
+  };
+  it("ends on the date of the data pull (--param extract_date), as type 32220 Still patient", async () => {
+    const pulled = await loadCrossmapFile(join(BUILTIN_DIR, "fhir_r4-to-omop_cdm_v5.4.yaml"), {
+      parameters: { extract_date: "2026-12-01" },
+    });
+    expect(encounter(pulled, {})).toEqual({
+      row: [32220, "2026-12-01", "2026-12-01 00:00:00"],
+      issues: [],
+    });
+    expect(encounter(pulled, { class: { code: "ACUTE" }, status: "onleave" }).row[1]).toBe("2026-12-01");
+  });
+  it("without an extract date ends on its start, and the record is told so", () => {
+    expect(encounter(cm, {})).toEqual({
+      row: [32220, "2026-11-20", "2026-11-20 10:00:00"],
+      issues: [["missing_value", "warning"]],
+    });
+  });
+  it("leaves every other visit without an end ending on its start, as before", () => {
+    const ended = { period: { start: "2026-11-20T10:00:00Z", end: "2026-11-22T09:00:00Z" } };
+    for (const extra of [
+      { status: "finished" },
+      { class: { code: "AMB" } },
+      { class: { code: "EMER" } },
+      ended,
+    ]) {
+      const { row, issues } = encounter(cm, extra);
+      expect(row[0], JSON.stringify(extra)).toBe(32817);
+      expect(row[1]).toBe(extra === ended ? "2026-11-22" : "2026-11-20");
+      expect(issues).toEqual([]);
+    }
+  });
+});
+
 describe("resources that record a mistake or something that did not happen", () => {
   const subject = { reference: "Patient/p1" };
   const code = { coding: [{ system: "http://snomed.info/sct", code: "44054006" }] };
