@@ -4,10 +4,20 @@ import { type ConfigOf, lazySchema } from "./config-schema.js";
 import { DATE_FORMS, type DateParts, parseDate } from "./dates.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { compileDateFormatter, compileDateParser, hasDirective } from "./strftime.js";
-import { fail, type Getter, type TransformDefinition } from "./types.js";
+import { degrade, fail, type Getter, type TransformDefinition } from "./types.js";
 
 const config = lazySchema((z) =>
-  z.object({ pattern: z.string().min(1), input_format: z.string().min(1).optional() }).strict(),
+  z
+    .object({
+      pattern: z.string().min(1),
+      input_format: z.string().min(1).optional(),
+      /**
+       * `end`: a date without its month or day is completed to the last it can be (December, the month's
+       * last day), with a warning, instead of failing (the CDM's convention for a partial death date).
+       */
+      partial: z.enum(["end"]).optional(),
+    })
+    .strict(),
 );
 type Config = ConfigOf<typeof config>;
 
@@ -21,9 +31,22 @@ export const format: TransformDefinition<Config> = {
       const out = compileDateFormatter(cfg.pattern);
       const custom = cfg.input_format ? compileDateParser(cfg.input_format) : undefined;
       const expected = custom ? `the input_format "${cfg.input_format}"` : DATE_FORMS;
+      const toEnd = cfg.partial === "end";
       return (v) => {
         const p: DateParts | undefined = custom && typeof v === "string" ? custom(v) : parseDate(v);
         if (!p) return fail("invalid_date", `${describeValue(v)} is not a valid date: expected ${expected}`);
+        if (toEnd && p.day === undefined) {
+          const month = p.month ?? 12;
+          const day = new Date(Date.UTC(p.year, month, 0)).getUTCDate();
+          const s = out({ year: p.year, month, day });
+          if (typeof s === "string") {
+            return degrade(
+              s,
+              "date_completed",
+              `${describeValue(v)} has no ${p.month === undefined ? "month or day" : "day"}: completed to its last day, ${s}`,
+            );
+          }
+        }
         const s = out(p);
         return typeof s === "string"
           ? s

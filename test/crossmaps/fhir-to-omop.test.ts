@@ -225,6 +225,24 @@ describe("a condition's status (the IG's ConditionMap)", () => {
   });
 });
 
+describe("a partial date of death (CDM convention for death_date)", () => {
+  const death = (deceasedDateTime: string) => {
+    const r = mapAll(
+      cm.mapper("Patient"),
+      { resourceType: "Patient", id: "p1", gender: "male", birthDate: "1950-01-01", deceasedDateTime },
+      1,
+    );
+    const row = r.outputs.find((o) => o.entity === "death")?.value ?? {};
+    return [row.death_date, row.death_datetime, r.issues.map((i) => [i.code, i.severity])];
+  };
+  it("is completed to its last day (December, the month's last), with a warning; no datetime without a time", () => {
+    expect(death("2019")).toEqual(["2019-12-31", undefined, [["date_completed", "warning"]]]);
+    expect(death("2019-02")).toEqual(["2019-02-28", undefined, [["date_completed", "warning"]]]);
+    expect(death("2019-05-03")).toEqual(["2019-05-03", undefined, []]);
+    expect(death("2019-05-03T10:11:12+02:00")).toEqual(["2019-05-03", "2019-05-03 10:11:12", []]);
+  });
+});
+
 describe("an inpatient stay still going on (CDM convention for visit_end_date)", () => {
   const encounter = (c: Crossmap, extra: Record<string, unknown>) => {
     const r = mapAll(

@@ -19,6 +19,16 @@ describe("format (dates)", () => {
     const r = transformer("format", { pattern: "%Y-%m-%d" })("1990-05");
     expect(r.issues[0]?.message).toBe('"1990-05" has no day, which the pattern "%Y-%m-%d" needs');
   });
+  it("with partial: end, completes a date without month or day to its last day, with a warning", () => {
+    const t = transformer("format", { pattern: "%Y-%m-%d", partial: "end" });
+    expect(t("1990").out).toBe("1990-12-31");
+    expect(t("1990-02").out).toBe("1990-02-28");
+    expect(t("2000-02").out).toBe("2000-02-29");
+    expect(t("1990-04").issues.map((i) => [i.code, i.severity, i.message])).toEqual([
+      ["date_completed", "warning", '"1990-04" has no day: completed to its last day, 1990-04-30'],
+    ]);
+    expect(t("1990-05-15")).toEqual({ out: "1990-05-15", issues: [] });
+  });
 });
 
 describe("format (templates)", () => {
