@@ -18,6 +18,11 @@ const config = lazySchema((z) =>
       mapping: z.record(z.string(), z.unknown()).optional(),
       /** Written when nothing is picked, or the picked value is not in `mapping`. */
       default: z.unknown().optional(),
+      /**
+       * When several elements match: `first` (the default) picks the first; `none` picks none, so `default`
+       * is written (OMOP's race_concept_id for a person of several races: "mixed races are not supported").
+       */
+      several: z.enum(["first", "none"]).optional(),
     })
     .strict(),
 );
@@ -28,7 +33,7 @@ export const select: TransformDefinition<ConfigOf<typeof config>> = {
   },
   acceptsAbsent: true,
   description:
-    "The first list element matching `where`, the value at `get` inside it, looked up in `mapping`; else `default`.",
+    "The first list element matching `where` (or, with `several: none`, the only one), the value at `get` inside it, looked up in `mapping`; else `default`.",
   create: (cfg, ctx) => {
     const where = Object.entries(cfg.where ?? {}).map(
       ([k, want]) => [ctx.compileRelativePath(k), String(want)] as const,
@@ -37,16 +42,18 @@ export const select: TransformDefinition<ConfigOf<typeof config>> = {
     const mapping = cfg.mapping ? new Map(Object.entries(cfg.mapping)) : undefined;
     const fallback = cfg.default;
     const orDefault = () => (fallback === undefined ? undefined : fallback);
+    const matches = (el: unknown) =>
+      el !== null &&
+      typeof el === "object" &&
+      where.every(([g, want]) => scalarKey(g(el as Record<string, unknown>)) === want);
+    const onlyOne = cfg.several === "none";
     return (v) => {
       if (isUnset(v)) return orDefault();
       const list: unknown[] = Array.isArray(v) ? v : [v];
-      const picked = list.find(
-        (el) =>
-          el !== null &&
-          typeof el === "object" &&
-          where.every(([g, want]) => scalarKey(g(el as Record<string, unknown>)) === want),
-      );
-      if (picked === undefined) return orDefault();
+      const at = list.findIndex(matches);
+      if (at < 0) return orDefault();
+      if (onlyOne && list.findIndex((el, i) => i > at && matches(el)) >= 0) return orDefault();
+      const picked = list[at];
       const value = get ? get(picked as Record<string, unknown>) : picked;
       if (isUnset(value)) return orDefault();
       if (!mapping) return value;

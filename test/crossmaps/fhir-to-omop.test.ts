@@ -126,9 +126,11 @@ describe("FHIR R4 -> OMOP CDM v5.4 on the Synthea sample Bundles", () => {
       month_of_birth: 6,
       day_of_birth: 7,
       birth_datetime: "1993-06-07 00:00:00",
-      // No race or ethnicity source value (US Core gives the OMB category only): their source concepts are
-      // left empty, not 0 (CDM convention for nullable concept columns).
+      // The race as US Core's text gives it (an "Other" race, which OMOP's OMB concepts lack: 0); no
+      // ethnicity source value. The source concepts are left empty, not 0 (CDM convention for nullable
+      // concept columns).
       race_concept_id: 0,
+      race_source_value: "Other",
       ethnicity_concept_id: 38003564,
     });
   });
@@ -222,6 +224,33 @@ describe("a condition's status (the IG's ConditionMap)", () => {
     const resolved = { clinicalStatus: status("resolved"), abatementDateTime: "2020-02-01" };
     expect(statusOf(condition({ extension: [omopType], ...resolved }))).toEqual([0, undefined]);
     expect(statusOf(condition({ extension: [omopType, ext], ...resolved }))).toEqual([32902, "primary"]);
+  });
+});
+
+describe("race (CDM: mixed races are not supported)", () => {
+  const race = (codes: string[], text: string) => ({
+    url: "http://hl7.org/fhir/us/core/StructureDefinition/us-core-race",
+    extension: [
+      ...codes.map((code) => ({
+        url: "ombCategory",
+        valueCoding: { system: "urn:oid:2.16.840.1.113883.6.238", code },
+      })),
+      { url: "text", valueString: text },
+    ],
+  });
+  const person = (extension: unknown[]) => {
+    const r = mapAll(
+      cm.mapper("Patient"),
+      { resourceType: "Patient", id: "p1", gender: "male", birthDate: "1950-01-01", extension },
+      1,
+    );
+    const row = r.outputs.find((o) => o.entity === "person")?.value ?? {};
+    return [row.race_concept_id, row.race_source_value, r.issues.length];
+  };
+  it("is the OMB category of one race, and 0 for several, the race text kept as the source value", () => {
+    expect(person([race(["2106-3"], "White")])).toEqual([8527, "White", 0]);
+    expect(person([race(["2106-3", "2054-5"], "White and Black")])).toEqual([0, "White and Black", 0]);
+    expect(person([])).toEqual([0, undefined, 0]);
   });
 });
 

@@ -17,6 +17,15 @@ describe("select", () => {
     });
     expect(t(extensions)).toEqual({ out: 8527, issues: [] });
   });
+  it("with several: none, picks only an element that is the one match, else writes the default", () => {
+    const omb = (code: string) => ({ url: "ombCategory", valueCoding: { code } });
+    const cfg = { where: { url: "ombCategory" }, get: "valueCoding.code", mapping: { "2106-3": 8527 } };
+    const two = [omb("2106-3"), { url: "text", valueString: "x" }, omb("2054-5")];
+    expect(transformer("select", { ...cfg, default: 0, several: "none" })(two).out).toBe(0);
+    expect(transformer("select", { ...cfg, default: 0, several: "none" })([omb("2106-3")]).out).toBe(8527);
+    expect(transformer("select", { ...cfg, default: 0 })(two).out).toBe(8527);
+    expect(transformer("select", { ...cfg, several: "none" })(two)).toEqual({ out: undefined, issues: [] });
+  });
   it("writes the default when the list is absent, nothing matches, or the value is not mapped", () => {
     const t = transformer("select", {
       where: { url: RACE },
