@@ -61,7 +61,7 @@ describe("map --out-format csv", () => {
     const people = rowsOf(first, "PERSON.csv");
     expect(people.map((r) => r.split(",")[0])).toEqual(["1", "2", "3"]);
     expect(people[0]).toMatch(
-      /^1,8507,1993,6,7,1993-06-07 00:00:00,0,38003564,1,,,4e8ed886-fd5f-40bb-8feb-f339b04d853a,male,0,,,,$/,
+      /^1,8507,1993,6,7,1993-06-07 00:00:00,0,38003564,1,,,4e8ed886-fd5f-40bb-8feb-f339b04d853a,male,0,Other,,,$/,
     );
 
     // The same input again: the same files, byte for byte.
