@@ -303,6 +303,16 @@ describe("an inpatient stay still going on (CDM convention for visit_end_date)",
     });
     expect(encounter(pulled, { class: { code: "ACUTE" }, status: "onleave" }).row[1]).toBe("2026-12-01");
   });
+  it("with an extract date that is no date ends on its start, and the record is told so", async () => {
+    const typo = await loadCrossmapFile(join(BUILTIN_DIR, "fhir_r4-to-omop_cdm_v5.4.yaml"), {
+      parameters: { extract_date: "2026-13-01" },
+    });
+    expect(encounter(typo, {})).toEqual({
+      row: [32220, "2026-11-20", "2026-11-20 10:00:00"],
+      issues: [["invalid_value", "warning"]],
+    });
+    expect(encounter(typo, { status: "finished" }).issues).toEqual([]);
+  });
   it("without an extract date ends on its start, and the record is told so", () => {
     expect(encounter(cm, {})).toEqual({
       row: [32220, "2026-11-20", "2026-11-20 10:00:00"],
