@@ -8,7 +8,8 @@
 // context switches (hand-offs between threads) per message. A second listener maps only MSH
 // (bench/mllp-header-only.yaml): what the listener itself costs, apart from the conversion. Baseline in the
 // same run: the same clients against a plain Node MLLP server that ACKs at once (bench/mllp-echo.mjs).
-// Prints a table and one JSON line. Knobs: BENCH_MESSAGES (per case, default 2000), BENCH_WORKERS (listener
+// Prints a table and one JSON line. Knobs: BENCH_MESSAGES (per case, default 2000), BENCH_WARMUP (messages
+// of each listener's uncounted warm-up round, default 10,000; see WARMUP), BENCH_WORKERS (listener
 // conversion threads), BENCH_LISTEN_ARGS (more `crossmap listen` flags, space-separated, e.g.
 // `--durability commit`), BENCH_LISTEN_NODE_ARGS (node flags for the listener), BENCH_LISTEN_LOG (a file
 // for the listener's stdout, e.g. with --trace-gc), BENCH_PATIENTS=distinct (below), BENCH_CASES,
@@ -28,6 +29,14 @@ import { samples, withControlId } from "../test/intake/mllp-harness.js";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const cli = join(root, "bin", "crossmap.js");
 const TOTAL = Number(process.env.BENCH_MESSAGES ?? 2000);
+/**
+ * Messages of each listener's warm-up round, not counted. V8 goes on compiling the mapping code for the first
+ * ~10,000 messages (`node --trace-opt`: hundreds of functions optimised per 2,200 messages for the first
+ * 6,600, tens after 10,000), and each conversion thread compiles its own: a round of 4,000 after 4,000 of
+ * warm-up measured 1,179 converted/s where one after 8,000 measured 1,352-1,384 (same hour). 10,000 by
+ * default, so that the figures are a running listener's; BENCH_WARMUP=0 measures a listener just started.
+ */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 10_000);
 const texts = samples().map((s) => s.text);
 
 function started(
@@ -121,9 +130,10 @@ async function drive(
   connections: number,
   run: string,
   convertedCount?: () => Promise<number>,
+  total = TOTAL,
 ): Promise<Result> {
   const t0 = performance.now();
-  const share = Math.floor(TOTAL / connections);
+  const share = Math.floor(total / connections);
   const all = (
     await Promise.all(Array.from({ length: connections }, (_, c) => sender(port, c * share, share, run)))
   ).flat();
@@ -302,8 +312,8 @@ async function measure(
   try {
     let base = 0;
     const converted = async () => (await l.converted()) - base;
-    // Not counted: the conversion threads compile their code paths.
-    await drive(l.port, 8, `${name}-warm`, converted);
+    // Not counted: the conversion threads compile their code paths (WARMUP).
+    if (WARMUP > 0) await drive(l.port, 8, `${name}-warm`, converted, WARMUP);
     for (const connections of counts) {
       base = await l.converted();
       const cpu0 = await l.cpu();
@@ -408,7 +418,7 @@ try {
   const f = (n: number, d = 0) =>
     n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
   console.log(
-    `${TOTAL} messages per case (${texts.length} samples cycled${DISTINCT ? ", a patient of its own each" : ""}, each sender waits for its ACK), Node ${process.version}, ` +
+    `${TOTAL} messages per case after ${WARMUP} of warm-up (${texts.length} samples cycled${DISTINCT ? ", a patient of its own each" : ""}, each sender waits for its ACK), Node ${process.version}, ` +
       `${cpus().length} x ${cpus()[0]?.model.split(" ").slice(0, 2).join(" ")}, load ${loadavg()[0]?.toFixed(1)}, ` +
       `conversion threads ${process.env.BENCH_WORKERS ?? "as each build sets them by default"}`,
   );
@@ -428,6 +438,7 @@ try {
     JSON.stringify({
       bench: "mllp",
       messages: TOTAL,
+      warmup: WARMUP,
       patients: DISTINCT ? "distinct" : "as in the samples",
       node: process.version,
       load: Number(loadavg()[0]?.toFixed(2)),
