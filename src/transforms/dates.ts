@@ -21,7 +21,8 @@ const HL7 =
 
 export const pad = (n: number, w = 2): string => String(n).padStart(w, "0");
 
-function daysIn(year: number, month: number): number {
+/** The number of days of a month (1-12) of a year, leap years counted. */
+export function daysIn(year: number, month: number): number {
   if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
   return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }

@@ -1,7 +1,7 @@
 // format: re-formats a date with strftime directives (`pattern: "%Y%m%d"`), or fills a string template
 // (`pattern: "Patient/{value}"`, `"{given} {family}"`) from the value and other fields of the record.
 import { type ConfigOf, lazySchema } from "./config-schema.js";
-import { DATE_FORMS, type DateParts, parseDate } from "./dates.js";
+import { DATE_FORMS, type DateParts, daysIn, parseDate } from "./dates.js";
 import { describeValue, scalarKey } from "./describe.js";
 import { compileDateFormatter, compileDateParser, hasDirective } from "./strftime.js";
 import { degrade, fail, type Getter, type TransformDefinition } from "./types.js";
@@ -37,8 +37,7 @@ export const format: TransformDefinition<Config> = {
         if (!p) return fail("invalid_date", `${describeValue(v)} is not a valid date: expected ${expected}`);
         if (toEnd && p.day === undefined) {
           const month = p.month ?? 12;
-          const day = new Date(Date.UTC(p.year, month, 0)).getUTCDate();
-          const s = out({ year: p.year, month, day });
+          const s = out({ year: p.year, month, day: daysIn(p.year, month) });
           if (typeof s === "string") {
             return degrade(
               s,

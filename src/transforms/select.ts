@@ -52,7 +52,7 @@ export const select: TransformDefinition<ConfigOf<typeof config>> = {
       const list: unknown[] = Array.isArray(v) ? v : [v];
       const at = list.findIndex(matches);
       if (at < 0) return orDefault();
-      if (onlyOne && list.findIndex((el, i) => i > at && matches(el)) >= 0) return orDefault();
+      if (onlyOne && list.some((el, i) => i > at && matches(el))) return orDefault();
       const picked = list[at];
       const value = get ? get(picked as Record<string, unknown>) : picked;
       if (isUnset(value)) return orDefault();
